@@ -1,0 +1,1 @@
+"""The CEP languages themselves (syntax, options, results), independent of any evaluator."""

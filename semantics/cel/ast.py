@@ -1,0 +1,246 @@
+"""Abstract syntax of core-CEL (paper section 3; note cel.md section 2) plus the project extensions.
+
+Formulas (all frozen, hashable dataclasses):
+    Atom(rel, var)            ``R AS x``
+    Filter(body, pred)        ``phi FILTER P``
+    Or(left, right)           ``phi OR phi``
+    Seq(left, right)          ``phi ; phi``
+    Plus(body)                ``phi+``
+    And(left, right)          ``phi AND phi``  -- EXTENSION (note G8): intersection of CE sets
+    FalseF()                  the empty formula (note G7), produced only by rewritings
+
+Predicates (the FILTER part):
+    Cmp(var, attr, op, value)                 ``x.attr OP constant``       (unary)
+    Cmp2(var, attr, op, var2, attr2)          ``x.a OP y.b``               (binary when var != var2)
+    PAnd, POr, PNot, PTrue, PFalse            boolean combinations
+
+A :class:`Query` is ``SEL(formula)`` with an optional top-level ``WITHIN n`` (EXTENSION, note G8:
+``max C - min C <= n`` in positions).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Union
+
+OPS = ("<", "<=", "=", "!=", ">=", ">")
+FLIP = {"<": ">", "<=": ">=", "=": "=", "!=": "!=", ">=": "<=", ">": "<"}
+STRATEGIES = ("ALL", "STRICT", "NXT", "LAST", "MAX")
+
+Const = Union[int, float, str]
+
+
+# ---------------------------------------------------------------- predicates
+@dataclass(frozen=True)
+class Cmp:
+    """``var.attr OP value``: true on an event that has ``attr`` and whose value compares."""
+    var: str
+    attr: str
+    op: str
+    value: Const
+
+    def __str__(self) -> str:
+        return f"{self.var}.{self.attr} {self.op} {_const(self.value)}"
+
+
+@dataclass(frozen=True)
+class Cmp2:
+    """``var.attr OP var2.attr2``: both events must have the attribute; values compare."""
+    var: str
+    attr: str
+    op: str
+    var2: str
+    attr2: str
+
+    def __str__(self) -> str:
+        return f"{self.var}.{self.attr} {self.op} {self.var2}.{self.attr2}"
+
+
+@dataclass(frozen=True)
+class PAnd:
+    left: "Pred"
+    right: "Pred"
+
+    def __str__(self) -> str:
+        return f"({self.left} AND {self.right})"
+
+
+@dataclass(frozen=True)
+class POr:
+    left: "Pred"
+    right: "Pred"
+
+    def __str__(self) -> str:
+        return f"({self.left} OR {self.right})"
+
+
+@dataclass(frozen=True)
+class PNot:
+    arg: "Pred"
+
+    def __str__(self) -> str:
+        return f"NOT {_pwrap(self.arg)}"
+
+
+@dataclass(frozen=True)
+class PTrue:
+    def __str__(self) -> str:
+        return "TRUE"
+
+
+@dataclass(frozen=True)
+class PFalse:
+    def __str__(self) -> str:
+        return "FALSE"
+
+
+Pred = Union[Cmp, Cmp2, PAnd, POr, PNot, PTrue, PFalse]
+
+
+def _const(v: Const) -> str:
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(v)
+
+
+def _pwrap(p: Pred) -> str:
+    return str(p) if isinstance(p, (PAnd, POr, PTrue, PFalse)) else f"({p})"
+
+
+def pred_vars(p: Pred) -> frozenset[str]:
+    """Variables mentioned in a predicate."""
+    if isinstance(p, Cmp):
+        return frozenset((p.var,))
+    if isinstance(p, Cmp2):
+        return frozenset((p.var, p.var2))
+    if isinstance(p, (PAnd, POr)):
+        return pred_vars(p.left) | pred_vars(p.right)
+    if isinstance(p, PNot):
+        return pred_vars(p.arg)
+    return frozenset()
+
+
+def pred_atoms(p: Pred) -> Iterator[Cmp | Cmp2]:
+    """The comparisons in a predicate, left to right."""
+    if isinstance(p, (Cmp, Cmp2)):
+        yield p
+    elif isinstance(p, (PAnd, POr)):
+        yield from pred_atoms(p.left)
+        yield from pred_atoms(p.right)
+    elif isinstance(p, PNot):
+        yield from pred_atoms(p.arg)
+
+
+# ---------------------------------------------------------------- formulas
+@dataclass(frozen=True)
+class Atom:
+    """``R AS x``: one event of type ``rel`` bound to ``var``."""
+    rel: str
+    var: str
+
+    def __str__(self) -> str:
+        return f"{self.rel} AS {self.var}"
+
+
+@dataclass(frozen=True)
+class Filter:
+    """``body FILTER pred``."""
+    body: "Formula"
+    pred: Pred
+
+    def __str__(self) -> str:
+        return f"({self.body} FILTER {_pwrap(self.pred)})"
+
+
+@dataclass(frozen=True)
+class Or:
+    left: "Formula"
+    right: "Formula"
+
+    def __str__(self) -> str:
+        return f"({self.left} OR {self.right})"
+
+
+@dataclass(frozen=True)
+class Seq:
+    left: "Formula"
+    right: "Formula"
+
+    def __str__(self) -> str:
+        return f"({self.left} ; {self.right})"
+
+
+@dataclass(frozen=True)
+class Plus:
+    body: "Formula"
+
+    def __str__(self) -> str:
+        return f"({self.body})+"
+
+
+@dataclass(frozen=True)
+class And:
+    """EXTENSION (note G8): ``C`` in both sides under the same valuation."""
+    left: "Formula"
+    right: "Formula"
+
+    def __str__(self) -> str:
+        return f"({self.left} AND {self.right})"
+
+
+@dataclass(frozen=True)
+class FalseF:
+    """The unsatisfiable formula (note G7); never written by users, produced by rewritings."""
+
+    def __str__(self) -> str:
+        return "FALSE"
+
+
+Formula = Union[Atom, Filter, Or, Seq, Plus, And, FalseF]
+
+
+@dataclass(frozen=True)
+class Query:
+    """A CEL query: ``strategy(formula)`` optionally windowed.
+
+    Attributes:
+        formula: the core-CEL formula (with extensions).
+        strategy: one of ``ALL`` (no selection strategy), ``STRICT``, ``NXT``, ``LAST``, ``MAX``
+            (paper section 4).
+        within: EXTENSION: ``WITHIN n`` keeps complex events with ``max C - min C <= n``; applied
+            to the formula before the strategy selects (``SEL(phi WITHIN n)``). None = no window.
+    """
+    formula: Formula
+    strategy: str = "ALL"
+    within: int | None = None
+
+    def __str__(self) -> str:
+        body = str(self.formula)
+        if self.within is not None:
+            body = f"{body} WITHIN {self.within}"
+        return body if self.strategy == "ALL" else f"{self.strategy}({body})"
+
+
+def children(f: Formula) -> tuple[Formula, ...]:
+    """Direct sub-formulas."""
+    if isinstance(f, (Filter, Plus)):
+        return (f.body,)
+    if isinstance(f, (Or, Seq, And)):
+        return (f.left, f.right)
+    return ()
+
+
+def subformulas(f: Formula) -> Iterator[Formula]:
+    """All sub-formulas, pre-order, including ``f``."""
+    yield f
+    for c in children(f):
+        yield from subformulas(c)
+
+
+def atoms(f: Formula) -> list[Atom]:
+    """All atoms left to right."""
+    return [g for g in subformulas(f) if isinstance(g, Atom)]
+
+
+def size(f: Formula) -> int:
+    """Number of nodes (``|phi|`` of the paper, filters counted once each)."""
+    return sum(1 for _ in subformulas(f))

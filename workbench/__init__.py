@@ -1,0 +1,1 @@
+"""Ties languages, oracles and engines together: registry, comparison, generation, Spark, CLI."""

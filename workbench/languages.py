@@ -1,0 +1,101 @@
+"""The language registry (DESIGN.md section 3): name -> :class:`Language`.
+
+Every language plugs into the shared workbench (compare, hypothesis strategies, Spark, CLI) through
+this record; nothing in the workbench knows a language's internals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Protocol
+
+
+class Evaluator(Protocol):
+    """An incremental evaluator (DESIGN.md section 3).
+
+    ``push(event)`` consumes the next event and returns the results determined by it;
+    ``close()`` ends the stream and returns results determined only by its end. Every result is
+    returned exactly once, at the earliest event at which it is determined. ``path`` names the
+    evaluation algorithm used (shown by ``ceplab run``).
+    """
+
+    path: str
+
+    def push(self, event: Any) -> list[Hashable]: ...
+
+    def close(self) -> list[Hashable]: ...
+
+
+@dataclass(frozen=True)
+class Language:
+    """A registered language.
+
+    Attributes:
+        name: CLI name (``cel``, ``etalis``, ...).
+        parse: ``parse(text, file=None) -> Query``; raises ``ParseError``.
+        parse_file: ``parse_file(path) -> Query``; raises ``ParseError``.
+        read_stream: ``read_stream(path) -> Stream``; raises ``StreamError``.
+        options: the frozen ``Options`` dataclass of named switches.
+        oracle: ``oracle(query, stream, options, limits) -> OracleResult | Undecided``.
+        evaluator: ``evaluator(query, options) -> Evaluator``.
+        result_to_json: canonical JSON form of one result (DESIGN.md section 4).
+        result_end: the stream position at which a result is determined (for prefix checks).
+        strategies: ``strategies()`` -> object with hypothesis strategies ``queries()``,
+            ``streams()``, ``options()`` and a ``render(query) -> str`` printer.
+        real_cases: ``real_cases()`` -> list of (name, query_text, stream) bundled real-data cases.
+        paper_cases: ``paper_cases()`` -> list of paper worked examples (see papers-check/).
+        random_case: ``random_case(rng, length) -> (query_text, stream, options)`` for Spark fuzzing,
+            drawn with the same generators as the hypothesis strategies.
+    """
+
+    name: str
+    parse: Callable[..., Any]
+    parse_file: Callable[..., Any]
+    read_stream: Callable[..., Any]
+    options: type
+    oracle: Callable[..., Any]
+    evaluator: Callable[..., Any]
+    result_to_json: Callable[[Any], Any]
+    result_end: Callable[[Any], int]
+    strategies: Callable[[], Any] | None = None
+    real_cases: Callable[[], list] | None = None
+    paper_cases: Callable[[], list] | None = None
+    random_case: Callable[..., Any] | None = None
+    extra: dict = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, Callable[[], Language]] = {}
+
+
+def register(name: str, factory: Callable[[], Language]) -> None:
+    """Register a language under ``name``; ``factory`` is called lazily on first use."""
+    _REGISTRY[name] = factory
+
+
+def names() -> list[str]:
+    """Registered language names, in registration order."""
+    _load_builtins()
+    return list(_REGISTRY)
+
+
+def get(name: str) -> Language:
+    """The language called ``name``.
+
+    Raises:
+        KeyError: unknown language (the message lists the known ones).
+    """
+    _load_builtins()
+    try:
+        return _REGISTRY[name]()
+    except KeyError:
+        raise KeyError(f"unknown language {name!r}; known: {', '.join(_REGISTRY)}") from None
+
+
+_loaded = False
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from workbench import cel_language  # noqa: F401  (registers "cel")
