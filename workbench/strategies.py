@@ -1,0 +1,406 @@
+"""Random test-case generators shared by hypothesis and the Spark fuzzer (DESIGN.md sections 2, 6).
+
+One generator code path, two sources of randomness. Every generator here is written against the
+tiny :class:`Chooser` protocol::
+
+    integer(lo, hi) -> int        # lo <= n <= hi
+    choice(seq) -> element
+    boolean(p=0.5) -> bool        # True with probability ~p
+
+with two adapters:
+
+* :class:`HypothesisChooser` wraps a hypothesis ``draw``: every decision is one
+  ``st.integers`` / ``st.sampled_from`` draw, so failing cases shrink (integers towards ``lo``,
+  choices towards the first element, booleans towards False). The generators order their options
+  so that these are the *simpler* ones (an atom before an operator, no filter, no window, ``ALL``).
+* :class:`RandomChooser` wraps a seeded :class:`random.Random` for Spark fuzzing and
+  reproducible seeded sampling.
+
+The two draw from (approximately; hypothesis biases some integer draws towards boundaries) the same
+distribution, and a case found by either can be replayed: hypothesis from its database / printed
+blob, Spark from ``(seed, index)``.
+
+Language-neutral plumbing: :func:`gen_flat_stream` (flat events, small type alphabets, small
+attribute ranges, biased towards interleavings such as ``A B A B``; note cel.md G10).
+
+CEL (note cel.md; G18 keeps formulas small: depth <= 3, <= 6 atoms): :func:`gen_cel_formula`,
+:func:`gen_cel_query`, :func:`gen_stream`; hypothesis wrappers :func:`cel_formulas`,
+:func:`cel_queries`, :func:`cel_streams`, :func:`cel_cases`; Spark entry :func:`random_cel_case`.
+Generated formulas are strongly well-formed (note G3; ``check_well_formed`` accepts them) and
+``parse(str(q)) == q``.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
+
+from hypothesis import strategies as st
+
+from semantics.cel.analysis import bound, vdef_plus
+from semantics.cel.ast import (OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
+                               PNot, POr, Pred, Plus, Query, Seq)
+from semantics.events import Stream
+
+T = TypeVar("T")
+
+__all__ = ["Chooser", "HypothesisChooser", "RandomChooser", "gen_flat_stream", "gen_stream",
+           "gen_cel_formula", "gen_cel_query", "gen_cel_pred", "cel_formulas", "cel_queries",
+           "cel_streams", "cel_cases", "cel_options", "random_cel_case", "CelStrategies",
+           "VAR_POOL", "TYPE_ALPHABETS"]
+
+
+# ================================================================ the chooser protocol
+class Chooser(Protocol):
+    """Source of decisions for the generators (see the module docstring)."""
+
+    def integer(self, lo: int, hi: int) -> int: ...
+
+    def choice(self, seq: Sequence[T]) -> T: ...
+
+    def boolean(self, p: float = 0.5) -> bool: ...
+
+
+class RandomChooser:
+    """Chooser backed by a :class:`random.Random` (seeded fuzzing; reproducible)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def choice(self, seq: Sequence[T]) -> T:
+        seq = list(seq)
+        if not seq:
+            raise ValueError("choice from an empty sequence")
+        return seq[self.rng.randrange(len(seq))]
+
+    def boolean(self, p: float = 0.5) -> bool:
+        return self.rng.random() < p
+
+
+class HypothesisChooser:
+    """Chooser backed by a hypothesis ``draw`` (inside ``@st.composite``), so cases shrink."""
+
+    def __init__(self, draw: Callable[[st.SearchStrategy], Any]) -> None:
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def choice(self, seq: Sequence[T]) -> T:
+        seq = list(seq)
+        if not seq:
+            raise ValueError("choice from an empty sequence")
+        return seq[0] if len(seq) == 1 else self.draw(st.sampled_from(seq))
+
+    def boolean(self, p: float = 0.5) -> bool:
+        if p <= 0:
+            return False
+        if p >= 1:
+            return True
+        if p == 0.5:
+            return self.draw(st.booleans())
+        # shrinks towards 0, i.e. towards False
+        return self.draw(st.integers(0, 999)) >= round((1 - p) * 1000)
+
+
+# ================================================================ language-neutral streams
+TYPE_ALPHABETS: tuple[tuple[str, ...], ...] = (("A", "B"), ("A", "B", "C"))
+
+
+def gen_flat_stream(ch: Chooser, length: int, types: Sequence[str] = ("A", "B", "C"),
+                    attrs: Mapping[str, tuple[int, int]] | None = None,
+                    p_missing: float = 0.0) -> list[tuple[str, dict[str, int]]]:
+    """A list of ``(type, attrs)`` flat events (time = position when fed to ``Stream.of``).
+
+    The type sequence is one of three shapes (chosen first): uniform random; periodic (a pattern
+    of 2-3 types such as ``A B`` repeated, each event replaced by a random type with probability
+    0.2) -- the interleavings that catch off-by-one ``;``/``+`` implementations (note G10);
+    or blocks (runs of one type, such as ``A A B B``).
+
+    Args:
+        ch: the chooser.
+        length: number of events.
+        types: the type alphabet.
+        attrs: attribute name -> inclusive value range; default ``{"v": (0, 2)}``.
+        p_missing: probability that an event lacks an attribute (predicate semantics on missing
+            attributes, note G6).
+    """
+    attrs = {"v": (0, 2)} if attrs is None else dict(attrs)
+    types = list(types)
+    shape = ch.integer(0, 2)
+    seq: list[str] = []
+    if shape == 1:
+        k = ch.integer(2, 3)
+        start = ch.integer(0, len(types) - 1)
+        pattern = [types[(start + i) % len(types)] for i in range(k)]
+        for i in range(length):
+            seq.append(ch.choice(types) if ch.boolean(0.2) else pattern[i % k])
+    elif shape == 2:
+        while len(seq) < length:
+            t = ch.choice(types)
+            seq.extend([t] * min(ch.integer(1, 3), length - len(seq)))
+    else:
+        seq = [ch.choice(types) for _ in range(length)]
+    out = []
+    for t in seq:
+        a = {}
+        for name, (lo, hi) in attrs.items():
+            if p_missing and ch.boolean(p_missing):
+                continue
+            a[name] = ch.integer(lo, hi)
+        out.append((t, a))
+    return out
+
+
+# ================================================================ CEL
+VAR_POOL: tuple[str, ...] = ("x", "y", "z", "w", "u", "s", "r")
+_PREFERRED_VARS = 4      # most atoms use the first four names, so names get reused (OR, shadowing)
+_ATTR = "v"
+_VALUES = (0, 1, 2)
+
+
+def gen_stream(ch: Chooser, length: int, types: Sequence[str] | None = None,
+               p_missing: float = 0.0) -> Stream:
+    """A CEL test stream: ``length`` events, types from ``{A,B,C}`` or ``{A,B}`` (chosen by ``ch``
+    when ``types`` is None), attribute ``v`` in ``{0,1,2}``, biased towards interleavings (see
+    :func:`gen_flat_stream`)."""
+    if types is None:
+        types = ch.choice(TYPE_ALPHABETS)
+    return Stream.of(gen_flat_stream(ch, length, types, {_ATTR: (0, 2)}, p_missing))
+
+
+def _count_atoms(f: Formula) -> int:
+    if isinstance(f, Atom):
+        return 1
+    if isinstance(f, (Filter, Plus)):
+        return _count_atoms(f.body)
+    return _count_atoms(f.left) + _count_atoms(f.right)
+
+
+def _skeleton(ch: Chooser, types: Sequence[str], depth: int, budget: int, allow_and: bool,
+              top: bool) -> Formula:
+    """Operator structure with placeholder variables (``"?"``); at most ``budget`` atoms."""
+    p_op = 0.85 if top else 0.5
+    if depth <= 0 or not ch.boolean(p_op):
+        return Atom(ch.choice(types), "?")
+    ops = ["seq", "or", "plus"] + (["and"] if allow_and else [])
+    op = ch.choice(ops)
+    if op == "and" and not ch.boolean(0.35):  # AND is rarer: it is mostly unsatisfiable
+        op = "seq"
+    if op == "plus" or budget < 2:
+        return Plus(_skeleton(ch, types, depth - 1, budget, allow_and, False))
+    lb = ch.integer(1, budget - 1)
+    left = _skeleton(ch, types, depth - 1, lb, allow_and, False)
+    right = _skeleton(ch, types, depth - 1, budget - _count_atoms(left), allow_and, False)
+    return {"seq": Seq, "or": Or, "and": And}[op](left, right)
+
+
+def _assign_vars(ch: Chooser, f: Formula, avoid: frozenset[str], safe_only: bool,
+                 p_unsafe: float) -> Formula:
+    """Name the atoms: the two sides of every ``;`` get disjoint vdef+ (safety) unless an unsafe
+    choice is drawn (``p_unsafe`` per atom, never when ``safe_only``); OR/AND sides and ``+``
+    bodies may reuse names (shared definitions, shadowing: note G3)."""
+    if isinstance(f, Atom):
+        if not safe_only and avoid and ch.boolean(p_unsafe):
+            cands = list(VAR_POOL[:_PREFERRED_VARS])
+        else:
+            cands = [v for v in VAR_POOL[:_PREFERRED_VARS] if v not in avoid]
+            if not cands:
+                cands = [v for v in VAR_POOL if v not in avoid][:1] or [f"v{len(avoid)}"]
+        return Atom(f.rel, ch.choice(cands))
+    if isinstance(f, Plus):
+        return Plus(_assign_vars(ch, f.body, frozenset(), safe_only, p_unsafe))
+    if isinstance(f, Seq):
+        left = _assign_vars(ch, f.left, avoid, safe_only, p_unsafe)
+        right = _assign_vars(ch, f.right, avoid | vdef_plus(left), safe_only, p_unsafe)
+        return Seq(left, right)
+    left = _assign_vars(ch, f.left, avoid, safe_only, p_unsafe)
+    right = _assign_vars(ch, f.right, avoid, safe_only, p_unsafe)
+    return type(f)(left, right)
+
+
+def gen_cel_pred(ch: Chooser, variables: Sequence[str], unary_only: bool = False,
+                 outer: Sequence[str] = (), max_depth: int = 2) -> Pred:
+    """A filter predicate over ``variables`` (all legal at the filter).
+
+    Leaves are ``x.v OP c`` (all six OPs, ``c`` in {0,1,2}) and, unless ``unary_only``,
+    ``x.v OP y.v`` between two different legal variables (preferring an ``outer`` variable, one
+    bound outside the enclosing ``+``, for ``y``: the correlation of the paper's phi4) and unary
+    comparisons on other legal variables. Inner nodes are NOT, AND, OR up to ``max_depth``.
+    With ``unary_only`` every comparison is about one focus variable (``analysis.is_unary``).
+    """
+    variables = list(variables)
+    focus = ch.choice(variables)
+    others = [v for v in variables if v != focus]
+    outer_others = [v for v in outer if v != focus and v in others]
+
+    def leaf() -> Pred:
+        if not unary_only and others and ch.boolean(0.3):
+            pool = outer_others if outer_others and ch.boolean(0.5) else others
+            y = ch.choice(pool)
+            return Cmp2(focus, _ATTR, ch.choice(OPS), y, _ATTR)
+        x = focus if unary_only or not others or not ch.boolean(0.25) else ch.choice(others)
+        return Cmp(x, _ATTR, ch.choice(OPS), ch.choice(_VALUES))
+
+    def rec(d: int) -> Pred:
+        if d <= 0 or not ch.boolean(0.35):
+            return leaf()
+        k = ch.choice(("and", "or", "not"))
+        if k == "not":
+            return PNot(rec(d - 1))
+        return (PAnd if k == "and" else POr)(rec(d - 1), rec(d - 1))
+
+    return rec(max_depth)
+
+
+def _decorate(ch: Chooser, f: Formula, legal_parent: frozenset[str], plus_body: bool,
+              outer: frozenset[str], unary_only: bool, p_filter: float) -> Formula:
+    """Add filters whose variables are legal for strong well-formedness (note G3).
+
+    ``x`` is legal at node g iff some ancestor-or-self of g, below x's binder, has x bound:
+    ``L(g) = (L(parent) - vdef+(g) if g is a + body else L(parent)) | bound(g)``. Adding a filter
+    changes no bound/vdef+ set, so filters can be added independently.
+    """
+    legal = ((legal_parent - vdef_plus(f)) if plus_body else legal_parent) | bound(f)
+    if plus_body:
+        outer = (outer | legal_parent) - vdef_plus(f)
+    if isinstance(f, Plus):
+        new: Formula = Plus(_decorate(ch, f.body, legal, True, outer, unary_only, p_filter))
+    elif isinstance(f, (Seq, Or, And)):
+        new = type(f)(_decorate(ch, f.left, legal, False, outer, unary_only, p_filter),
+                      _decorate(ch, f.right, legal, False, outer, unary_only, p_filter))
+    else:
+        new = f
+    p = p_filter if isinstance(f, Atom) else p_filter * 0.6
+    if legal and ch.boolean(p):
+        new = Filter(new, gen_cel_pred(ch, sorted(legal), unary_only, sorted(outer & legal)))
+    return new
+
+
+def gen_cel_formula(ch: Chooser, *, types: Sequence[str] = ("A", "B", "C"), max_depth: int = 3,
+                    max_atoms: int = 6, unary_only: bool = False, safe_only: bool = False,
+                    allow_and: bool = True, p_filter: float = 0.3,
+                    p_unsafe: float = 0.2) -> Formula:
+    """A random strongly well-formed CEL formula (note G18 sizes).
+
+    Three passes: operator skeleton (``;``, OR, ``+``, AND; nesting depth <= ``max_depth``,
+    so ``+`` nests at most that deep; at most ``max_atoms`` atoms), variable naming (safe unless
+    an unsafe reuse is drawn; OR branches and ``+`` bodies reuse names), then filters at legal
+    places (unary comparisons, binary ``x.v OP y.v`` correlating e.g. an iteration with an outer
+    variable, NOT/AND/OR).
+
+    Args:
+        ch: the chooser.
+        types: atom relation names.
+        max_depth: operator nesting depth (filters not counted).
+        max_atoms: atom budget.
+        unary_only: every filter mentions one variable (the CEA fragment, ``is_unary``).
+        safe_only: every ``;`` has disjoint vdef+ sides (``is_safe``).
+        allow_and: allow the AND extension.
+        p_filter: probability of a filter on an atom (0.6 of it on operators).
+        p_unsafe: per-atom probability of ignoring safety (only without ``safe_only``).
+    """
+    skel = _skeleton(ch, list(types), max_depth, max_atoms, allow_and, True)
+    named = _assign_vars(ch, skel, frozenset(), safe_only, p_unsafe)
+    return _decorate(ch, named, frozenset(), False, frozenset(), unary_only, p_filter)
+
+
+def gen_cel_query(ch: Chooser, *, strategies: Sequence[str] = STRATEGIES,
+                  allow_within: bool = True, **formula_kw: Any) -> Query:
+    """A random CEL query: :func:`gen_cel_formula` under a strategy from ``strategies``
+    (default every one: ALL, STRICT, NXT, LAST, MAX) with an optional ``WITHIN 0..5``
+    (probability 0.3, only if ``allow_within``). ``formula_kw`` go to :func:`gen_cel_formula`."""
+    f = gen_cel_formula(ch, **formula_kw)
+    strategy = ch.choice(list(strategies))
+    within = ch.integer(0, 5) if allow_within and ch.boolean(0.3) else None
+    return Query(f, strategy, within)
+
+
+# ---------------------------------------------------------------- hypothesis wrappers
+@st.composite
+def _formulas(draw, kw):
+    return gen_cel_formula(HypothesisChooser(draw), **kw)
+
+
+@st.composite
+def _queries(draw, kw):
+    return gen_cel_query(HypothesisChooser(draw), **kw)
+
+
+@st.composite
+def _streams(draw, min_len, max_len, types, p_missing):
+    ch = HypothesisChooser(draw)
+    n = ch.integer(min_len, max_len)
+    return gen_stream(ch, n, types, p_missing)
+
+
+@st.composite
+def _cases(draw, min_len, max_len, kw):
+    ch = HypothesisChooser(draw)
+    types = ch.choice(TYPE_ALPHABETS)
+    q = gen_cel_query(ch, types=types, **kw)
+    n = ch.integer(min_len, max_len)
+    return q, gen_stream(ch, n, types)
+
+
+def cel_formulas(**kw: Any) -> st.SearchStrategy[Formula]:
+    """Hypothesis strategy of formulas; keywords as :func:`gen_cel_formula`."""
+    return _formulas(kw)
+
+
+def cel_queries(**kw: Any) -> st.SearchStrategy[Query]:
+    """Hypothesis strategy of queries; keywords as :func:`gen_cel_query` (``strategies``,
+    ``allow_within``, ``unary_only``, ``safe_only``, ``allow_and``, ``types``, ...)."""
+    return _queries(kw)
+
+
+def cel_streams(min_len: int = 0, max_len: int = 6, types: Sequence[str] | None = None,
+                p_missing: float = 0.0) -> st.SearchStrategy[Stream]:
+    """Hypothesis strategy of CEL streams (:func:`gen_stream`), length in [min_len, max_len]."""
+    return _streams(min_len, max_len, None if types is None else tuple(types), p_missing)
+
+
+def cel_cases(min_len: int = 0, max_len: int = 6, **kw: Any) -> st.SearchStrategy[tuple[Query, Stream]]:
+    """Hypothesis strategy of ``(query, stream)`` pairs sharing one type alphabet."""
+    return _cases(min_len, max_len, kw)
+
+
+def cel_options() -> st.SearchStrategy[Any]:
+    """Hypothesis strategy of :class:`semantics.cel.options.Options` (every switch value)."""
+    from semantics.cel.options import Options
+    return st.builds(Options, max_scope=st.sampled_from(["same_end", "global"]),
+                     nxt_output=st.sampled_from(["marked", "top_ranked"]))
+
+
+def random_cel_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, Stream]:
+    """Spark fuzzing entry: ``(query_text, stream)`` drawn by the same generators as
+    :func:`cel_cases` (one shared type alphabet), from a seeded ``random.Random``.
+
+    Args:
+        rng: the random source (seed it with ``(campaign seed, case index)`` for replay).
+        length: stream length.
+        kw: as :func:`gen_cel_query`.
+    """
+    ch = RandomChooser(rng)
+    types = ch.choice(TYPE_ALPHABETS)
+    q = gen_cel_query(ch, types=types, **kw)
+    return str(q), gen_stream(ch, length, types)
+
+
+class CelStrategies:
+    """The registry's strategy bundle for CEL (``workbench.languages.Language.strategies``)."""
+
+    def queries(self, **kw: Any) -> st.SearchStrategy[Query]:
+        return cel_queries(**kw)
+
+    def streams(self, min_len: int = 0, max_len: int = 6) -> st.SearchStrategy[Stream]:
+        return cel_streams(min_len, max_len)
+
+    def options(self) -> st.SearchStrategy[Any]:
+        return cel_options()
+
+    @staticmethod
+    def render(query: Query) -> str:
+        return str(query)
