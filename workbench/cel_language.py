@@ -1,0 +1,146 @@
+"""Registers CEL (Grez, Riveros, Ugarte, Bucchi, "Foundations of Complex Event Processing") as
+``cel`` in :mod:`workbench.languages`.
+
+The record wires together the parser (:mod:`semantics.cel.parser`), the switches
+(:class:`semantics.cel.options.Options`), the clingo oracle (:func:`asp.cel.oracle`), the incremental
+engine (:func:`engine.cel.evaluator`), the canonical result form (:mod:`semantics.cel.results`: a
+complex event is the sorted tuple of its positions, emitted at its last position), the hypothesis
+strategies and seeded generators (:mod:`workbench.strategies`), the bundled real-data cases
+(:func:`workbench.data.real_cases`) and the paper's worked examples (``papers-check/cel``).
+
+Heavy modules (clingo, the engine, hypothesis) are imported on first use.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from semantics.cel import results as R
+from semantics.cel.options import Options
+from semantics.events import read_stream
+from workbench.languages import Language, register
+
+
+def _parse(text: str, file: str | None = None) -> Any:
+    from semantics.cel.parser import parse
+
+    return parse(text, file)
+
+
+def _parse_file(path: Any) -> Any:
+    from semantics.cel.parser import parse_file
+
+    return parse_file(path)
+
+
+def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
+    from asp.cel import oracle
+
+    return oracle(query, stream, options, limits)
+
+
+def _evaluator(query: Any, options: Options) -> Any:
+    from engine.cel import evaluator
+
+    return evaluator(query, options)
+
+
+def _deferred(query: Any, options: Options) -> bool:
+    """MAX with ``max_scope=global`` is not streamable: the engine emits at ``close()``."""
+    return getattr(query, "strategy", None) == "MAX" and options.max_scope == "global"
+
+
+def _strategies() -> Any:
+    from workbench.strategies import CelStrategies
+
+    return CelStrategies()
+
+
+def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
+    """A seeded random case: the shared generator's (query, stream) plus random switches.
+
+    Rejection sampling keeps the case inside the engine's fragment: a query the engine refuses
+    (``UnsupportedError``, e.g. a binary filter checked before its variables are bound) is redrawn
+    from the same ``rng`` (at most 20 times), so the draw stays a function of the seed. Queries
+    outside the fragment are the oracle's alone and are exercised by its own tests.
+    """
+    from semantics.errors import UnsupportedError
+    from workbench.strategies import random_cel_case
+
+    for _ in range(20):
+        text, stream = random_cel_case(rng, length)
+        try:
+            _evaluator(_parse(text), Options())
+        except UnsupportedError:
+            continue
+        break
+    options = Options(max_scope="global" if rng.random() < 0.2 else "same_end",
+                      nxt_output="top_ranked" if rng.random() < 0.2 else "marked")
+    return text, stream, options
+
+
+def _real_cases() -> list:
+    from workbench.data import real_cases
+
+    return real_cases()
+
+
+def _paper_cases() -> list:
+    from workbench.papers import load_cases
+
+    return load_cases("cel")
+
+
+def _simplify(text: str, lang: Any = None) -> Any:
+    from workbench.shrink import cel_simplifications
+
+    return cel_simplifications(text, lang)
+
+
+def _parse_unchecked(text: str, file: str | None = None) -> Any:
+    """Parse without the strong well-formedness check (oracle-only paper examples, note G3)."""
+    from semantics.cel.parser import parse
+
+    return parse(text, file, check=False)
+
+
+def _with_strategy(formula_text: str, strategy: str) -> str:
+    """``STRATEGY(formula)``; ``ALL`` leaves the formula as it is."""
+    return formula_text if strategy.upper() in ("ALL", "ANY") else f"{strategy}({formula_text})"
+
+
+def _render(query: Any) -> str:
+    return str(query)
+
+
+def _factory() -> Language:
+    return _LANG
+
+
+_LANG = Language(
+    name="cel",
+    parse=_parse,
+    parse_file=_parse_file,
+    read_stream=read_stream,
+    options=Options,
+    oracle=_oracle,
+    evaluator=_evaluator,
+    result_to_json=R.to_json,
+    result_end=R.end,
+    strategies=_strategies,
+    real_cases=_real_cases,
+    paper_cases=_paper_cases,
+    random_case=_random_case,
+    extra={
+        "deferred": _deferred,
+        "simplify": _simplify,
+        "render": _render,
+        "parse_unchecked": _parse_unchecked,
+        "with_strategy": _with_strategy,
+        "result_from_json": R.from_json,
+        "paper": "Grez, Riveros, Ugarte, Bucchi: Foundations of Complex Event Processing "
+                 "(arXiv:1709.05369)",
+    },
+)
+
+register("cel", _factory)

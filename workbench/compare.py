@@ -1,0 +1,371 @@
+"""Oracle versus engine on one case (DESIGN.md sections 1, 3 and 4).
+
+:func:`compare` runs the language's reference oracle and its incremental evaluator on the same query
+and stream and returns a :class:`Report`. Besides comparing the two result sets it checks the
+streaming contract of the evaluator: every result is emitted exactly once, at the position
+``Language.result_end(result)`` at which it is determined (or at ``close()`` for results a language
+defers to the end of the stream, see ``Language.extra["deferred"]``). A result emitted twice or at
+the wrong position is a disagreement with a description in ``Report.problems``.
+
+:func:`options_from_kv` turns ``--set NAME=VALUE`` strings into an ``Options`` value.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import traceback
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+from semantics.errors import InputError
+
+
+class OptionError(InputError):
+    """A bad ``--set NAME=VALUE`` (unknown name, malformed, or value not allowed)."""
+
+
+# ----------------------------------------------------------------------------- options
+def _allowed(tp: Any) -> tuple[list[Any] | None, type | None]:
+    """(allowed literal values, or None; base type, or None) of an annotation."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        return list(typing.get_args(tp)), None
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(args) == 1:
+            return _allowed(args[0])
+    if isinstance(tp, type):
+        return None, tp
+    return None, None
+
+
+def _convert(raw: str, tp: Any, name: str) -> Any:
+    allowed, base = _allowed(tp)
+    if allowed is not None:
+        for a in allowed:
+            if str(a) == raw or (isinstance(a, bool) and raw.lower() == str(a).lower()):
+                return a
+        raise OptionError(f"bad value {raw!r} for {name}; allowed: "
+                          + ", ".join(str(a) for a in allowed), "--set")
+    if base is bool:
+        low = raw.lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        raise OptionError(f"bad value {raw!r} for {name}; allowed: true, false", "--set")
+    if base is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise OptionError(f"bad value {raw!r} for {name}; expected an integer", "--set") from None
+    if base is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise OptionError(f"bad value {raw!r} for {name}; expected a number", "--set") from None
+    return raw
+
+
+def options_from_kv(options_cls: type, items: Iterable[str] | None) -> Any:
+    """Build ``options_cls(**{name: value})`` from ``["name=value", ...]``.
+
+    Values are converted by the field's annotation (``Literal`` choices, bool, int, float, str).
+
+    Raises:
+        OptionError: malformed item (no ``=``), unknown name (the message lists the known ones),
+            or a value that is not allowed (the message lists the allowed ones).
+    """
+    fields = {f.name: f for f in dataclasses.fields(options_cls)}
+    try:
+        hints = typing.get_type_hints(options_cls)
+    except Exception:  # pragma: no cover - unresolvable annotations: treat as strings
+        hints = {}
+    kw: dict[str, Any] = {}
+    for item in items or ():
+        name, eq, raw = item.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not eq or not name:
+            raise OptionError(f"expected NAME=VALUE, got {item!r}", "--set")
+        if name not in fields:
+            raise OptionError(f"unknown switch {name!r}; known: {', '.join(fields) or '(none)'}",
+                              "--set")
+        kw[name] = _convert(raw, hints.get(name, str), name)
+    return options_cls(**kw)
+
+
+def options_to_json(options: Any) -> dict[str, Any]:
+    """The switches of an ``Options`` value as a JSON object."""
+    return dataclasses.asdict(options) if dataclasses.is_dataclass(options) else {}
+
+
+# ----------------------------------------------------------------------------- report
+def sort_json(items: Iterable[Any]) -> list[Any]:
+    """JSON values in a canonical order (natural order when comparable, else by their JSON text)."""
+    items = list(items)
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
+
+
+def _default_to_json(r: Any) -> Any:
+    return list(r) if isinstance(r, tuple) else r
+
+
+@dataclass
+class Report:
+    """The outcome of one oracle-versus-engine comparison.
+
+    Attributes:
+        agree: True iff the oracle decided, both result sets are equal and every engine result was
+            emitted exactly once at its position.
+        oracle_only: results the oracle has and the engine did not emit (canonical form).
+        engine_only: results the engine emitted that the oracle does not have.
+        undecided: None, or why the oracle gave no verdict (time or grounding limit, ...).
+        oracle_count / engine_count: number of distinct results (oracle_count None if undecided).
+        oracle_seconds / engine_seconds: wall-clock time of each side.
+        problems: human-readable descriptions of everything wrong besides the set difference:
+            duplicate emissions, emissions at the wrong position, exceptions.
+        engine_path: the evaluator's ``path`` (which algorithm ran).
+        oracle_results: the oracle's results (None if undecided).
+        emissions: the engine's emission log, ``(result, position or None for close())``.
+    """
+
+    agree: bool
+    oracle_only: list[Any] = field(default_factory=list)
+    engine_only: list[Any] = field(default_factory=list)
+    undecided: str | None = None
+    oracle_count: int | None = None
+    engine_count: int = 0
+    oracle_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    engine_path: str | None = None
+    oracle_results: frozenset | None = None
+    emissions: list[tuple[Any, int | None]] = field(default_factory=list)
+    oracle_stats: Any = None
+    result_to_json: Callable[[Any], Any] = field(default=_default_to_json, repr=False,
+                                                 compare=False)
+
+    @property
+    def verdict(self) -> str:
+        """``agree``, ``disagree`` or ``undecided`` (a disagreement beats undecided)."""
+        if self.agree:
+            return "agree"
+        if self.undecided is not None and not self.problems:
+            return "undecided"
+        return "disagree"
+
+    @property
+    def exit_code(self) -> int:
+        """CLI exit code: 0 agree, 1 disagree, 3 undecided."""
+        return {"agree": 0, "disagree": 1, "undecided": 3}[self.verdict]
+
+    @property
+    def engine_results(self) -> frozenset:
+        """The distinct results the engine emitted."""
+        return frozenset(r for r, _ in self.emissions)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``compare --json`` object (DESIGN.md section 4), results in canonical sorted form."""
+        tj = self.result_to_json
+        return {
+            "verdict": self.verdict,
+            "agree": self.agree,
+            "oracle_only": sort_json(tj(r) for r in self.oracle_only),
+            "engine_only": sort_json(tj(r) for r in self.engine_only),
+            "undecided": self.undecided,
+            "oracle_count": self.oracle_count,
+            "engine_count": self.engine_count,
+            "oracle_seconds": round(self.oracle_seconds, 6),
+            "engine_seconds": round(self.engine_seconds, 6),
+            "problems": list(self.problems),
+            "engine_path": self.engine_path,
+        }
+
+    def summary(self) -> str:
+        """One line for humans."""
+        if self.verdict == "agree":
+            return (f"agree: {self.oracle_count} results (oracle {self.oracle_seconds:.3f} s, "
+                    f"engine {self.engine_seconds:.3f} s)")
+        if self.verdict == "undecided":
+            return f"undecided: {self.undecided}"
+        return (f"disagree: {len(self.oracle_only)} oracle-only, {len(self.engine_only)} "
+                f"engine-only, {len(self.problems)} other problem(s)")
+
+
+# ----------------------------------------------------------------------------- compare
+def run_engine(lang: Any, query: Any, stream: Sequence[Any], options: Any
+               ) -> tuple[list[tuple[Hashable, int | None]], float, str | None]:
+    """Push every event of ``stream`` through a fresh evaluator, then close it.
+
+    Returns:
+        ``(emissions, seconds, path)`` where emissions are ``(result, position)`` pairs in emission
+        order, position ``None`` for results returned by ``close()``.
+    """
+    t0 = time.perf_counter()
+    ev = lang.evaluator(query, options)
+    out: list[tuple[Hashable, int | None]] = []
+    for i, e in enumerate(stream):
+        pos = getattr(e, "position", i)
+        out.extend((r, pos) for r in ev.push(e))
+    out.extend((r, None) for r in ev.close())
+    return out, time.perf_counter() - t0, getattr(ev, "path", None)
+
+
+def run_oracle(lang: Any, query: Any, stream: Any, options: Any, limits: Any = None
+               ) -> tuple[frozenset | None, str | None, float, Any]:
+    """Run the oracle. Returns ``(results or None, undecided reason or None, seconds, stats)``."""
+    if limits is None:
+        limits = default_limits()
+    t0 = time.perf_counter()
+    res = lang.oracle(query, stream, options, limits)
+    secs = time.perf_counter() - t0
+    stats = getattr(res, "stats", None)
+    results = getattr(res, "results", None)
+    if results is None:
+        return None, str(getattr(res, "reason", "undecided")), secs, stats
+    return frozenset(results), None, secs, stats
+
+
+def default_limits(time_s: float | None = None, max_ground_size: int | None = None) -> Any:
+    """``asp.oracle.Limits`` with its defaults, overriding the given fields."""
+    from asp.oracle import Limits
+
+    kw = {}
+    if time_s is not None:
+        kw["time_s"] = time_s
+    if max_ground_size is not None:
+        kw["max_ground_size"] = max_ground_size
+    try:
+        return Limits(**kw)
+    except TypeError:  # no defaults in the dataclass
+        kw.setdefault("time_s", 60.0)
+        kw.setdefault("max_ground_size", 5_000_000)
+        return Limits(**kw)
+
+
+def is_deferred(lang: Any, query: Any, options: Any) -> bool:
+    """True if the language holds this query's results back until ``close()``."""
+    fn = getattr(lang, "extra", {}).get("deferred")
+    return bool(fn and fn(query, options))
+
+
+def _describe(tj: Callable[[Any], Any], r: Any) -> str:
+    try:
+        return json.dumps(tj(r))
+    except Exception:
+        return repr(r)
+
+
+def _where(p: int | None) -> str:
+    return "at close()" if p is None else f"at position {p}"
+
+
+def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], deferred: bool
+                      ) -> list[str]:
+    """Check that each result is emitted once, at ``result_end`` (or at close() if deferred)."""
+    tj = lang.result_to_json
+    seen: dict[Any, list[int | None]] = {}
+    for r, p in emissions:
+        seen.setdefault(r, []).append(p)
+    problems = []
+    for r, ps in seen.items():
+        name = _describe(tj, r)
+        if len(ps) > 1:
+            problems.append(f"result {name} emitted {len(ps)} times ("
+                            + ", ".join(_where(p) for p in ps) + ")")
+        try:
+            expected: int | None = None if deferred else lang.result_end(r)
+        except Exception as e:  # a malformed result
+            problems.append(f"result {name} is malformed: {e}")
+            continue
+        for p in sorted(set(ps), key=lambda x: (x is None, x if x is not None else 0)):
+            if p != expected:
+                if expected is None:
+                    why = "the results of this query are determined only at the end of the stream"
+                    problems.append(f"result {name} emitted {_where(p)}, expected at close() ({why})")
+                elif p is None:
+                    problems.append(f"result {name} emitted at close(), expected at position "
+                                    f"{expected} (its last event)")
+                elif p < expected:
+                    problems.append(f"result {name} emitted at position {p}, before its last event "
+                                    f"at position {expected}")
+                else:
+                    problems.append(f"result {name} emitted late at position {p}, expected at "
+                                    f"position {expected} (its last event)")
+    return problems
+
+
+def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any = None) -> Report:
+    """Compare the oracle and the engine of ``lang`` on one case.
+
+    Args:
+        lang: a :class:`workbench.languages.Language`.
+        query: a parsed query.
+        stream: a Stream (events in order, ``position`` = index).
+        options: the language's Options (default: ``lang.options()``).
+        limits: ``asp.oracle.Limits`` for the oracle (default: its defaults).
+
+    Returns:
+        A :class:`Report`. ``InputError`` (e.g. an evaluator's ``UnsupportedError``) propagates;
+        any other exception of either side becomes a problem (a disagreement) with its traceback tail.
+    """
+    if options is None:
+        options = lang.options()
+    tj = lang.result_to_json
+    problems: list[str] = []
+    oracle_results = None
+    undecided = None
+    oracle_seconds = 0.0
+    stats = None
+    try:
+        oracle_results, undecided, oracle_seconds, stats = run_oracle(lang, query, stream, options,
+                                                                      limits)
+    except InputError:
+        raise
+    except Exception as e:
+        problems.append(f"oracle raised {type(e).__name__}: {e} "
+                        f"[{_tb_tail()}]")
+    emissions: list[tuple[Any, int | None]] = []
+    engine_seconds = 0.0
+    path = None
+    t0 = time.perf_counter()
+    try:
+        emissions, engine_seconds, path = run_engine(lang, query, stream, options)
+    except InputError:
+        raise
+    except Exception as e:
+        engine_seconds = time.perf_counter() - t0
+        problems.append(f"engine raised {type(e).__name__}: {e} [{_tb_tail()}]")
+    try:
+        engine_set = frozenset(r for r, _ in emissions)
+    except TypeError as e:
+        problems.append(f"engine emitted an unhashable result: {e}")
+        engine_set = frozenset()
+    if engine_set:
+        problems.extend(position_problems(lang, emissions, is_deferred(lang, query, options)))
+    oracle_only: list[Any] = []
+    engine_only: list[Any] = []
+    if oracle_results is not None:
+        oracle_only = sorted(oracle_results - engine_set, key=lambda r: json.dumps(tj(r)))
+        engine_only = sorted(engine_set - oracle_results, key=lambda r: json.dumps(tj(r)))
+    agree = (oracle_results is not None and undecided is None and not problems
+             and not oracle_only and not engine_only)
+    return Report(agree=agree, oracle_only=oracle_only, engine_only=engine_only,
+                  undecided=undecided, oracle_count=None if oracle_results is None or undecided
+                  else len(oracle_results), engine_count=len(engine_set),
+                  oracle_seconds=oracle_seconds, engine_seconds=engine_seconds, problems=problems,
+                  engine_path=path, oracle_results=oracle_results, emissions=emissions,
+                  oracle_stats=stats, result_to_json=tj)
+
+
+def _tb_tail() -> str:
+    tb = traceback.extract_tb(__import__("sys").exc_info()[2])
+    if not tb:
+        return ""
+    f = tb[-1]
+    return f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} in {f.name}"

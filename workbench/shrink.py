@@ -1,0 +1,189 @@
+"""Minimise a failing (query, stream) case (DESIGN.md section 2).
+
+:func:`shrink` is language-neutral. It greedily tries smaller cases and keeps any on which the
+failure predicate still holds, until nothing smaller fails (or a budget runs out):
+
+* **events**: drop chunks of events (halves, quarters, ..., single events, delta-debugging style);
+  positions are renumbered ``0..n-1``, and if every event had ``time == position`` (the generated
+  streams) times are renumbered the same way, otherwise the original (still ordered) times are kept;
+* **query**: the language's ``Language.extra["simplify"](query) -> iterable of query texts`` hook,
+  each candidate strictly smaller; candidates that do not parse are skipped.
+
+For CEL, :func:`cel_simplifications` replaces a sub-formula by one of its children, drops filters and
+filter conjuncts/disjuncts, and drops the selection strategy and ``WITHIN``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from semantics.events import Event, Stream
+
+
+@dataclass
+class Shrunk:
+    """A minimised case: ``query`` text, ``stream``, and how many predicate checks it took."""
+
+    query: str
+    stream: Stream
+    checks: int
+    steps: int
+
+
+def drop_events(stream: Stream, drop: Iterable[int]) -> Stream:
+    """``stream`` without the events at the given indices, positions (and times) renumbered."""
+    d = set(drop)
+    kept = [e for i, e in enumerate(stream.events) if i not in d]
+    renumber_time = all(e.time == e.position and e.end == e.time for e in stream.events)
+    out = []
+    for i, e in enumerate(kept):
+        if renumber_time:
+            out.append(Event(e.type, i, e.attrs, i))
+        else:
+            out.append(Event(e.type, e.time, e.attrs, i, e.end))
+    return Stream(out, stream.name)
+
+
+def _event_candidates(n: int) -> Iterator[list[int]]:
+    """Index sets to drop: chunks of size n/2, n/4, ..., 1 (largest first)."""
+    size = n // 2 if n > 1 else 1
+    while size >= 1:
+        for start in range(0, n, size):
+            yield list(range(start, min(n, start + size)))
+        if size == 1:
+            break
+        size //= 2
+
+
+def shrink(lang: Any, query_text: str, stream: Stream, fails: Callable[[str, Stream], bool],
+           max_checks: int = 400, deadline_s: float = 60.0) -> Shrunk:
+    """Greedily minimise a failing case.
+
+    Args:
+        lang: the Language (its ``extra["simplify"]`` hook is used for queries; ``parse`` checks
+            candidates).
+        query_text: the failing query.
+        stream: the failing stream.
+        fails: ``fails(query_text, stream) -> bool``, True while the case still shows the failure
+            (exceptions inside it count as "does not fail").
+        max_checks: at most this many calls of ``fails``.
+        deadline_s: stop after this many seconds (the best case so far is returned).
+
+    Returns:
+        A :class:`Shrunk` case on which ``fails`` holds (the input itself if nothing smaller fails).
+    """
+    simplify = getattr(lang, "extra", {}).get("simplify")
+    t_end = time.monotonic() + deadline_s
+    checks = steps = 0
+
+    def check(q: str, s: Stream) -> bool:
+        nonlocal checks
+        checks += 1
+        try:
+            return bool(fails(q, s))
+        except Exception:
+            return False
+
+    def budget() -> bool:
+        return checks < max_checks and time.monotonic() < t_end
+
+    cur_q, cur_s = query_text, stream
+    progress = True
+    while progress and budget():
+        progress = False
+        # 1. events
+        n = len(cur_s)
+        for drop in _event_candidates(n):
+            if not budget():
+                break
+            cand = drop_events(cur_s, drop)
+            if check(cur_q, cand):
+                cur_s, progress = cand, True
+                steps += 1
+                break
+        if progress:
+            continue
+        # 2. query
+        if simplify is None:
+            break
+        try:
+            cands = list(simplify(cur_q, lang))
+        except Exception:
+            cands = []
+        for q in cands:
+            if not budget():
+                break
+            try:
+                lang.parse(q)
+            except Exception:
+                continue
+            if check(q, cur_s):
+                cur_q, progress = q, True
+                steps += 1
+                break
+    return Shrunk(cur_q, cur_s, checks, steps)
+
+
+# ----------------------------------------------------------------------------- CEL queries
+def _pred_variants(p: Any) -> Iterator[Any]:
+    from semantics.cel import ast as A
+
+    if isinstance(p, (A.PAnd, A.POr)):
+        yield p.left
+        yield p.right
+        for l in _pred_variants(p.left):
+            yield type(p)(l, p.right)
+        for r in _pred_variants(p.right):
+            yield type(p)(p.left, r)
+    elif isinstance(p, A.PNot):
+        yield p.arg
+        for a in _pred_variants(p.arg):
+            yield A.PNot(a)
+
+
+def _formula_variants(f: Any) -> Iterator[Any]:
+    """Formulas with one node replaced by something strictly smaller (biggest cuts first)."""
+    from semantics.cel import ast as A
+
+    yield from A.children(f)
+    if isinstance(f, A.Filter):
+        for p in _pred_variants(f.pred):
+            yield A.Filter(f.body, p)
+        for b in _formula_variants(f.body):
+            yield A.Filter(b, f.pred)
+    elif isinstance(f, A.Plus):
+        for b in _formula_variants(f.body):
+            yield A.Plus(b)
+    elif isinstance(f, (A.Or, A.Seq, A.And)):
+        for l in _formula_variants(f.left):
+            yield type(f)(l, f.right)
+        for r in _formula_variants(f.right):
+            yield type(f)(f.left, r)
+
+
+def cel_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
+    """Strictly simpler CEL queries than ``query_text`` (rendered as text), biggest cuts first.
+
+    Drops the strategy, drops ``WITHIN``, then replaces sub-formulas by a child, drops filters and
+    parts of filter predicates. Candidates may be ill-formed (the shrinker skips those that fail to
+    parse).
+    """
+    from semantics.cel import ast as A
+    from semantics.cel.parser import parse
+
+    q = parse(query_text, check=False)
+    seen = {str(q)}
+
+    def emit(cand: A.Query) -> Iterator[str]:
+        s = str(cand)
+        if s not in seen:
+            seen.add(s)
+            yield s
+
+    if q.strategy != "ALL":
+        yield from emit(A.Query(q.formula, "ALL", q.within))
+    if q.within is not None:
+        yield from emit(A.Query(q.formula, q.strategy, None))
+    for f in _formula_variants(q.formula):
+        yield from emit(A.Query(f, q.strategy, q.within))

@@ -1,0 +1,478 @@
+"""PySpark fuzzing campaigns: oracle versus engine at scale (DESIGN.md sections 1, 5 and 6).
+
+A campaign for one language, with ``cases`` cases of stream length ``length`` and a ``seed``:
+
+1. Case ``i`` is drawn by ``Language.random_case(case_rng(seed, lang, i), length)``: the same
+   seeded generators as the hypothesis strategies. Every case depends only on ``(lang, seed, i)``, so
+   a campaign is reproducible and any single case can be replayed without Spark
+   (:func:`replay_case`).
+2. :func:`generate_streams` materialises the streams as a DataFrame (``stream_id, position, time,
+   type, attrs`` with ``attrs`` a JSON string), written as Parquet to ``OUT/<lang>/streams.parquet``.
+3. One Spark job ``parallelize(ids, slices).mapPartitions(...)`` runs
+   :func:`workbench.compare.compare` per case on the executors (about 20 partitions, at least four
+   per core); a driver thread polls Spark's status tracker and a rich progress bar on stderr
+   advances as partitions finish.
+4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``); every disagreement and every
+   undecided case is shrunk on the driver (:mod:`workbench.shrink`) and written as a JSON reproducer
+   ``OUT/<lang>/case-<id>-<verdict>.json`` (query, stream, options, oracle and engine results, seed,
+   case id, the shrunk case) plus the shrunk case as ``case-<id>.query`` / ``case-<id>.jsonl`` for
+   ``ceplab compare``.
+
+The Spark session (:func:`spark_session`) runs ``local[*]`` by default, logs only errors, has no UI,
+few shuffle partitions and binds to 127.0.0.1 for local masters, so that it starts on small
+machines (2 cores) without network set-up.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import sys
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+LOG4J = Path(__file__).with_name("data") / "log4j2.properties"
+
+# Faults that can be injected into an engine to check that the campaign catches them.
+FAULTS = ("drop", "duplicate", "late")
+
+
+# ----------------------------------------------------------------------------- session
+def spark_session(master: str = "local[*]", app: str = "ceplab") -> Any:
+    """A quiet, small Spark session (created or reused).
+
+    Raises:
+        RuntimeError: Spark could not start (the message says why; Java 17+ is needed).
+    """
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark.*")
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"pyspark.*")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    pp = os.environ.get("PYTHONPATH", "")
+    if str(PROJECT_ROOT) not in pp.split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT)] + ([pp] if pp else []))
+    local = master.startswith("local")
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    def build() -> Any:
+        b = (SparkSession.builder.master(master).appName(app)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "4")
+             .config("spark.sql.execution.arrow.pyspark.enabled", "false")
+             .config("spark.python.worker.reuse", "true")
+             .config("spark.driver.extraJavaOptions",
+                     f"-Dlog4j2.configurationFile=file:{LOG4J} -Dlog4j.configurationFile=file:{LOG4J}")
+             .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
+        if local:
+            b = b.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress",
+                                                                  "127.0.0.1")
+        return b.getOrCreate()
+
+    last: Exception | None = None
+    for attempt in range(2):
+        try:
+            spark = build()
+            spark.sparkContext.setLogLevel("ERROR")
+            return spark
+        except Exception as e:  # e.g. a port race on a busy machine: retry once
+            last = e
+            time.sleep(1.0 + attempt)
+    raise RuntimeError(f"Spark could not start ({type(last).__name__}: {last}); "
+                       "it needs Java 17+ on the PATH") from last
+
+
+# ----------------------------------------------------------------------------- cases
+def case_rng(seed: int, lang: str, case_id: int) -> random.Random:
+    """The generator of case ``case_id`` (depends only on seed, language and id)."""
+    return random.Random(f"ceplab:{lang}:{seed}:{case_id}")
+
+
+def faulty_language(lang: Any, fault: str | None) -> Any:
+    """``lang`` with a deliberately wrong evaluator (``fault`` in :data:`FAULTS`), or ``lang``.
+
+    ``drop`` loses the first result, ``duplicate`` emits it twice, ``late`` emits it one event late.
+    """
+    if not fault:
+        return lang
+    if fault not in FAULTS:
+        raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
+    inner = lang.evaluator
+    return dataclasses.replace(lang, evaluator=lambda q, o: _FaultyEvaluator(inner(q, o), fault))
+
+
+class _FaultyEvaluator:
+    def __init__(self, inner: Any, fault: str) -> None:
+        self.inner, self.fault = inner, fault
+        self.path = f"{getattr(inner, 'path', '?')} [fault injected: {fault}]"
+        self.done = False
+        self.held: list = []
+
+    def _mangle(self, rs: list) -> list:
+        out = self.held + list(rs)
+        self.held = []
+        if rs and not self.done:
+            self.done = True
+            first = rs[0]
+            if self.fault == "drop":
+                out.remove(first)
+            elif self.fault == "duplicate":
+                out.append(first)
+            elif self.fault == "late":
+                out.remove(first)
+                self.held = [first]
+        return out
+
+    def push(self, event: Any) -> list:
+        return self._mangle(self.inner.push(event))
+
+    def close(self) -> list:
+        out = self._mangle(self.inner.close())
+        return out + self.held
+
+
+def _stream_json(stream: Any) -> list[dict]:
+    return [e.to_json() for e in stream]
+
+
+def stream_from_json(items: list[dict], name: str = "<reproducer>") -> Any:
+    """A Stream from a list of event JSON objects (as written in reproducers)."""
+    from semantics.events import parse_jsonl
+
+    return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
+
+
+def _limits(limits_kw: dict | None) -> Any:
+    from workbench.compare import default_limits
+
+    return default_limits(**(limits_kw or {}))
+
+
+def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | None = None,
+             limits_kw: dict | None = None) -> dict:
+    """Draw case ``case_id`` and compare oracle and engine on it. Returns a JSON-able row.
+
+    The row always has ``case_id, verdict, oracle_seconds, engine_seconds, oracle_count,
+    engine_count``; for anything but ``agree`` also the full case and both sides' results.
+    """
+    from semantics.errors import InputError
+    from workbench import languages
+    from workbench.compare import compare, options_to_json, sort_json
+
+    lang = faulty_language(languages.get(lang_name), fault)
+    qtext, stream, options = lang.random_case(case_rng(seed, lang_name, case_id), length)
+    row: dict[str, Any] = {"case_id": case_id, "verdict": "agree", "oracle_seconds": 0.0,
+                           "engine_seconds": 0.0, "oracle_count": None, "engine_count": None,
+                           "query": qtext}
+    try:
+        query = lang.parse(qtext)
+        rep = compare(lang, query, stream, options, _limits(limits_kw))
+    except InputError as e:
+        row.update(verdict="undecided", undecided=f"{type(e).__name__}: {e}",
+                   stream=_stream_json(stream), options=options_to_json(options))
+        return row
+    except Exception as e:  # compare catches evaluator errors; anything else is a bug too
+        row.update(verdict="disagree", problems=[f"{type(e).__name__}: {e}"],
+                   stream=_stream_json(stream), options=options_to_json(options))
+        return row
+    tj = lang.result_to_json
+    row.update(verdict=rep.verdict, oracle_seconds=rep.oracle_seconds,
+               engine_seconds=rep.engine_seconds, oracle_count=rep.oracle_count,
+               engine_count=rep.engine_count)
+    if rep.verdict != "agree":
+        row.update(
+            stream=_stream_json(stream), options=options_to_json(options),
+            undecided=rep.undecided, problems=rep.problems, engine_path=rep.engine_path,
+            oracle_results=None if rep.oracle_results is None
+            else sort_json(tj(r) for r in rep.oracle_results),
+            engine_results=sort_json(tj(r) for r in rep.engine_results),
+            emissions=[[tj(r), p] for r, p in rep.emissions],
+            oracle_only=sort_json(tj(r) for r in rep.oracle_only),
+            engine_only=sort_json(tj(r) for r in rep.engine_only))
+    return row
+
+
+def _run_partition(lang_name: str, seed: int, length: int, fault: str | None,
+                   limits_kw: dict | None, ids: Iterable[int]) -> Iterator[dict]:
+    for cid in ids:
+        yield run_case(lang_name, seed, length, cid, fault, limits_kw)
+
+
+def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> Iterator[tuple]:
+    from workbench import languages
+
+    lang = languages.get(lang_name)
+    for cid in ids:
+        _q, stream, _o = lang.random_case(case_rng(seed, lang_name, cid), length)
+        for i, e in enumerate(stream):
+            yield (cid, i, e.time, e.type, json.dumps(e.attrs, sort_keys=True))
+
+
+def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str = "cel") -> Any:
+    """The streams of cases ``0..n-1`` as a DataFrame.
+
+    Columns: ``stream_id`` (= case id), ``position``, ``time``, ``type``, ``attrs`` (JSON object
+    text). Generated on the executors from the same seeds as the fuzz cases.
+    """
+    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+    schema = StructType([StructField("stream_id", LongType(), False),
+                         StructField("position", IntegerType(), False),
+                         StructField("time", LongType(), False),
+                         StructField("type", StringType(), False),
+                         StructField("attrs", StringType(), False)])
+    sc = spark.sparkContext
+    rdd = sc.parallelize(range(n), max(1, min(n, sc.defaultParallelism))).mapPartitions(
+        partial(_stream_rows, lang, seed, length))
+    return spark.createDataFrame(rdd, schema)
+
+
+# ----------------------------------------------------------------------------- campaign
+@dataclass
+class FuzzSummary:
+    """Counts of one language's campaign."""
+
+    lang: str
+    cases: int = 0
+    agree: int = 0
+    disagree: int = 0
+    undecided: int = 0
+    seconds: float = 0.0
+    total_seconds: float = 0.0
+    oracle_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    seed: int = 0
+    length: int = 0
+    out: str = ""
+    reproducers: list[str] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list, repr=False)
+
+    @property
+    def cases_per_s(self) -> float:
+        return self.cases / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        del d["rows"]
+        d["cases_per_s"] = round(self.cases_per_s, 3)
+        for k in ("seconds", "total_seconds", "oracle_seconds", "engine_seconds"):
+            d[k] = round(d[k], 3)
+        return d
+
+
+def _progress(enabled: bool) -> Any:
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                    console=Console(stderr=True), disable=not enabled, transient=False)
+
+
+def _completed_tasks(sc: Any, group: str) -> int:
+    """Completed tasks of the jobs in a job group (0 if the tracker knows nothing yet)."""
+    try:
+        tracker = sc.statusTracker()
+        n = 0
+        for jid in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(jid)
+            for sid in (info.stageIds if info else ()):
+                st = tracker.getStageInfo(sid)
+                if st is not None:
+                    n += st.numCompletedTasks
+        return n
+    except Exception:
+        return 0
+
+
+def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
+         master: str = "local[*]", out: str | Path = "ceplab-out/fuzz", spark: Any = None,
+         progress: bool = True, fault: str | None = None, limits_kw: dict | None = None,
+         shrink_s: float = 30.0, write_parquet: bool = True) -> list[FuzzSummary]:
+    """Run a fuzzing campaign per language (see the module docstring).
+
+    Args:
+        langs: registered language names.
+        cases: cases per language; ``length``: events per stream; ``seed``: campaign seed.
+        master: Spark master URL (ignored when ``spark`` is given).
+        out: output folder; ``out/<lang>/`` receives ``streams.parquet``, ``results.parquet`` and
+            the reproducers.
+        spark: an existing SparkSession to use (it is not stopped).
+        progress: show a rich progress bar on stderr.
+        fault: inject a fault into the engine (:data:`FAULTS`), to check the campaign itself.
+        limits_kw: oracle limits (``time_s``, ``max_ground_size``) per case.
+        shrink_s: driver-side shrinking budget per failing case, in seconds.
+        write_parquet: write the streams and results as Parquet.
+
+    Returns:
+        One :class:`FuzzSummary` per language.
+    """
+    own = spark is None
+    if own:
+        spark = spark_session(master)
+    sc = spark.sparkContext
+    par = max(1, sc.defaultParallelism)
+    summaries = []
+    try:
+        with _progress(progress) as bar:
+            for name in langs:
+                summaries.append(_campaign(spark, sc, par, bar, name, cases, length, seed,
+                                           Path(out), fault, limits_kw, shrink_s, write_parquet))
+    finally:
+        if own:
+            spark.stop()
+    return summaries
+
+
+def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, length: int,
+              seed: int, out: Path, fault: str | None, limits_kw: dict | None, shrink_s: float,
+              write_parquet: bool) -> FuzzSummary:
+    t_total = time.perf_counter()
+    lang_out = out / name
+    lang_out.mkdir(parents=True, exist_ok=True)
+    for old in list(lang_out.glob("case-*")):
+        old.unlink()
+    summ = FuzzSummary(lang=name, seed=seed, length=length, out=str(lang_out))
+    if write_parquet:
+        generate_streams(spark, cases, length, seed, name).write.mode("overwrite").parquet(
+            str(lang_out / "streams.parquet"))
+    ids = list(range(cases))
+    slices = max(1, min(cases, max(4 * par, 20)))
+    task = bar.add_task(f"fuzz {name}", total=cases, rate="")
+    group = f"ceplab-fuzz-{name}-{seed}-{time.time_ns()}"
+    t0 = time.perf_counter()
+
+    def job() -> list[dict]:
+        sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
+        rdd = sc.parallelize(ids, slices)
+        return rdd.mapPartitions(partial(_run_partition, name, seed, length, fault,
+                                         limits_kw)).collect()
+
+    # one Spark job (few scheduling round trips); the bar follows its completed tasks
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        fut = pool.submit(job)
+        while True:
+            try:
+                rows = fut.result(timeout=0.25)
+                break
+            except FutureTimeout:
+                done = min(cases, _completed_tasks(sc, group) * cases // slices)
+                el = time.perf_counter() - t0
+                bar.update(task, completed=done, rate=f"{done / el:.1f} cases/s" if done else "")
+    el = time.perf_counter() - t0
+    bar.update(task, completed=len(rows), rate=f"{len(rows) / el:.1f} cases/s")
+    summ.seconds = time.perf_counter() - t0
+    rows.sort(key=lambda r: r["case_id"])
+    summ.rows = rows
+    summ.cases = len(rows)
+    for r in rows:
+        setattr(summ, r["verdict"], getattr(summ, r["verdict"]) + 1)
+        summ.oracle_seconds += r["oracle_seconds"] or 0.0
+        summ.engine_seconds += r["engine_seconds"] or 0.0
+    if write_parquet and rows:
+        from pyspark.sql.types import (DoubleType, LongType, StringType, StructField,
+                                       StructType)
+
+        schema = StructType([StructField("case_id", LongType()), StructField("query", StringType()),
+                             StructField("verdict", StringType()),
+                             StructField("oracle_count", LongType()),
+                             StructField("engine_count", LongType()),
+                             StructField("oracle_seconds", DoubleType()),
+                             StructField("engine_seconds", DoubleType())])
+        spark.createDataFrame([(r["case_id"], r["query"], r["verdict"], r["oracle_count"],
+                                r["engine_count"], float(r["oracle_seconds"] or 0.0),
+                                float(r["engine_seconds"] or 0.0)) for r in rows],
+                              schema).write.mode("overwrite").parquet(str(lang_out / "results.parquet"))
+    bad = [r for r in rows if r["verdict"] != "agree"]
+    if bad:
+        stask = bar.add_task(f"shrink {name}", total=len(bad), rate="")
+        for r in bad:
+            summ.reproducers.append(str(write_reproducer(name, seed, length, r, lang_out, fault,
+                                                         limits_kw, shrink_s)))
+            bar.update(stask, advance=1)
+    summ.total_seconds = time.perf_counter() - t_total
+    return summ
+
+
+# ----------------------------------------------------------------------------- reproducers
+def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Path,
+                     fault: str | None = None, limits_kw: dict | None = None,
+                     shrink_s: float = 30.0) -> Path:
+    """Shrink a failing case on the driver and write its JSON reproducer; returns its path."""
+    from workbench import languages
+    from workbench.compare import compare, options_from_kv, sort_json
+    from workbench.shrink import shrink
+
+    lang = faulty_language(languages.get(lang_name), fault)
+    cid = row["case_id"]
+    stream = stream_from_json(row.get("stream", []), f"case-{cid}")
+    opts_json = row.get("options", {})
+    options = options_from_kv(lang.options, [f"{k}={v}" for k, v in opts_json.items()])
+    limits = _limits(limits_kw)
+    verdict = row["verdict"]
+
+    from semantics.errors import InputError
+
+    def fails(q: str, s: Any) -> bool:
+        try:
+            return compare(lang, lang.parse(q), s, options, limits).verdict == verdict
+        except InputError:  # e.g. the engine refuses the query: counted as undecided (run_case)
+            return verdict == "undecided" and bool((row.get("undecided") or "").startswith(
+                ("UnsupportedError", "ParseError")))
+
+    budget = shrink_s if verdict == "disagree" else min(shrink_s, 10.0)
+    checks = 400 if verdict == "disagree" else 10
+    shrunk = shrink(lang, row["query"], stream, fails, max_checks=checks, deadline_s=budget)
+    shrunk_json: dict[str, Any] = {"query": shrunk.query, "stream": _stream_json(shrunk.stream),
+                                   "checks": shrunk.checks, "steps": shrunk.steps}
+    try:
+        rep = compare(lang, lang.parse(shrunk.query), shrunk.stream, options, limits)
+        tj = lang.result_to_json
+        shrunk_json.update(
+            verdict=rep.verdict, problems=rep.problems, undecided=rep.undecided,
+            oracle_results=None if rep.oracle_results is None
+            else sort_json(tj(r) for r in rep.oracle_results),
+            engine_results=sort_json(tj(r) for r in rep.engine_results),
+            oracle_only=sort_json(tj(r) for r in rep.oracle_only),
+            engine_only=sort_json(tj(r) for r in rep.engine_only))
+    except Exception as e:
+        shrunk_json["error"] = f"{type(e).__name__}: {e}"
+    base = out / f"case-{cid:05d}"
+    qfile = base.with_suffix(".query")
+    sfile = base.with_suffix(".jsonl")
+    qfile.write_text(shrunk.query.rstrip() + "\n", encoding="utf-8")
+    sfile.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in shrunk_json["stream"]),
+                     encoding="utf-8")
+    sets = " ".join(f"--set {k}={v}" for k, v in opts_json.items())
+    repro = {
+        "lang": lang_name, "seed": seed, "case_id": cid, "length": length, "verdict": verdict,
+        "fault_injected": fault,
+        "query": row["query"], "stream": row.get("stream", []), "options": opts_json,
+        "oracle_results": row.get("oracle_results"), "engine_results": row.get("engine_results"),
+        "emissions": row.get("emissions"), "oracle_only": row.get("oracle_only"),
+        "engine_only": row.get("engine_only"), "problems": row.get("problems", []),
+        "undecided": row.get("undecided"), "engine_path": row.get("engine_path"),
+        "shrunk": shrunk_json,
+        "replay": f"ceplab compare {lang_name} {qfile} {sfile} {sets}".strip(),
+        "regenerate": f"python -c \"from workbench.spark import replay_case; "
+                      f"print(replay_case({lang_name!r}, {seed}, {length}, {cid}))\"",
+    }
+    path = base.parent / f"{base.name}-{verdict}.json"
+    path.write_text(json.dumps(repro, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def replay_case(lang_name: str, seed: int, length: int, case_id: int) -> dict:
+    """Re-run one campaign case locally, without Spark (same row as the campaign produced)."""
+    return run_case(lang_name, seed, length, case_id)
