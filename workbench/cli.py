@@ -279,7 +279,10 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (c
 def bench(name: Optional[str] = typer.Argument(None, help="benchmark name (default: all)"),
           json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
           peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine"),
-          quick: bool = typer.Option(False, "--quick", help="small sizes only")) -> None:
+          quick: bool = typer.Option(False, "--quick", help="small sizes only"),
+          full: bool = typer.Option(False, "--full", help="the whole grid: n up to 10^6 for every "
+                                    "query and window (about 10 minutes)"),
+          seed: Optional[int] = typer.Option(None, "--seed", help="workload seed")) -> None:
     """Benchmarks with printed tables (delegates to workbench.bench)."""
     try:
         from workbench import bench as B
@@ -287,7 +290,7 @@ def bench(name: Optional[str] = typer.Argument(None, help="benchmark name (defau
         typer.echo(f"ceplab: benchmarks are not available ({e})", err=True)
         raise typer.Exit(2)
     try:
-        code = B.run(name, json_out, peer, quick)
+        code = B.run(name, json_out, peer, quick, full=full or None, seed=seed)
     except InputError as e:
         raise _bad_input(str(e))
     raise typer.Exit(int(code or 0))

@@ -121,7 +121,7 @@ def load() -> dict[str, Any]:
     if str(h) not in sys.path:
         sys.path.insert(0, str(h))
     from base.DataFormatter import DataFormatter, EventTypeClassifier  # type: ignore
-    from base.Event import AggregatedEvent  # type: ignore
+    from base.Event import AggregatedEvent, Event as OEvent  # type: ignore
     from base.Pattern import Pattern  # type: ignore
     from base.PatternStructure import (KleeneClosureOperator, PrimitiveEventStructure,  # type: ignore
                                        SeqOperator)
@@ -134,12 +134,20 @@ def load() -> dict[str, Any]:
             return payload["type"]
 
     class _DictFormatter(DataFormatter):
-        """Raw events are dicts ``{"type": R, "pos": i}``; timestamp = epoch + i seconds."""
+        """Raw events are dicts ``{"type": R, "pos": i}``; timestamp = epoch + i seconds.
 
-        def __init__(self) -> None:
+        With ``index_fix`` every primitive event skips one value of OpenCEP's global event counter,
+        so the aggregated (Kleene) events, which take the counter's current value without
+        advancing it, never share an identity with a primitive event (see :func:`run`).
+        """
+
+        def __init__(self, index_fix: bool = False) -> None:
             super().__init__(_TypeClassifier())
+            self.index_fix = index_fix
 
         def parse_event(self, raw_data: dict) -> dict:
+            if self.index_fix:
+                OEvent.counter += 1
             return dict(raw_data)
 
         def get_event_timestamp(self, payload: dict) -> datetime:
@@ -195,10 +203,24 @@ def _positions(ev: Any, m: dict[str, Any]) -> Iterable[int]:
         yield ev.payload["pos"]
 
 
-def run(query: A.Query, events: Sequence[Event]) -> PeerResult:
+def run(query: A.Query, events: Sequence[Event], index_fix: bool = False) -> PeerResult:
     """Run ``query`` through OpenCEP on ``events`` (timestamps = positions in seconds).
 
     Returns every match OpenCEP reports, as sorted position tuples.
+
+    Args:
+        query: the CEL query (see :func:`pattern` for what translates).
+        events: the stream; ``event.position`` gives the timestamp.
+        index_fix: work around an OpenCEP identity bug (found by this benchmark, upstream commit
+            e320ad8). OpenCEP identifies events by a global serial number (``Event.counter``,
+            compared by ``Event.__eq__``/``__hash__``); an ``AggregatedEvent`` built by a Kleene
+            closure takes the counter's *current* value without advancing it, so it collides with
+            the next primitive event read. When that next event is the one completing the match
+            (``A A B`` for ``A+ ; B``), every Kleene set containing the latest A is silently
+            dropped: OpenCEP returns ``{0,2}`` only, where CEL (and OpenCEP's own documented
+            semantics) give ``{0,2} {1,2} {0,1,2}``. With ``index_fix`` each primitive event skips
+            one counter value, which removes the collision without touching OpenCEP's code.
+            Queries without ``+`` are unaffected either way.
 
     Raises:
         Unsupported: see :func:`pattern`.
@@ -212,7 +234,7 @@ def run(query: A.Query, events: Sequence[Event]) -> PeerResult:
     inp.close()
     out = m["Stream"]()
     t0 = time.perf_counter()
-    cep.run(inp, out, m["Formatter"]())
+    cep.run(inp, out, m["Formatter"](index_fix))
     seconds = time.perf_counter() - t0
     results = [tuple(sorted(p for ev in match.events for p in _positions(ev, m))) for match in out]
     return PeerResult(results, seconds, len(events))
