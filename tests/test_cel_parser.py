@@ -72,3 +72,11 @@ def test_errors_have_line_and_column(text, line, col, needle):
         parse(text, "q.cel")
     e = ei.value
     assert (e.file, e.line, e.column) == ("q.cel", line, col) and needle in e.message
+
+
+def test_and_extension_needs_distinct_variables():
+    parse("(A AS x ; B AS y) AND (A AS z ; B AS w)")
+    parse("(A AS x)+ AND A AS x")  # the iteration's x is a different variable
+    with pytest.raises(ParseError) as ei:
+        parse("(A AS x ; A AS y) AND\n (A AS y ; A AS x)", "q.cel")
+    assert "both sides of AND" in ei.value.message and ei.value.line == 1

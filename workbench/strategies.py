@@ -200,8 +200,9 @@ def _skeleton(ch: Chooser, types: Sequence[str], depth: int, budget: int, allow_
 def _assign_vars(ch: Chooser, f: Formula, avoid: frozenset[str], safe_only: bool,
                  p_unsafe: float) -> Formula:
     """Name the atoms: the two sides of every ``;`` get disjoint vdef+ (safety) unless an unsafe
-    choice is drawn (``p_unsafe`` per atom, never when ``safe_only``); OR/AND sides and ``+``
-    bodies may reuse names (shared definitions, shadowing: note G3)."""
+    choice is drawn (``p_unsafe`` per atom, never when ``safe_only``); the sides of AND always get
+    disjoint vdef+ (the extension requires it); OR sides and ``+`` bodies may reuse names (shared
+    definitions, shadowing: note G3)."""
     if isinstance(f, Atom):
         if not safe_only and avoid and ch.boolean(p_unsafe):
             cands = list(VAR_POOL[:_PREFERRED_VARS])
@@ -217,6 +218,8 @@ def _assign_vars(ch: Chooser, f: Formula, avoid: frozenset[str], safe_only: bool
         right = _assign_vars(ch, f.right, avoid | vdef_plus(left), safe_only, p_unsafe)
         return Seq(left, right)
     left = _assign_vars(ch, f.left, avoid, safe_only, p_unsafe)
+    if isinstance(f, And):  # the AND extension needs distinct variables on its sides
+        return And(left, _assign_vars(ch, f.right, avoid | vdef_plus(left), True, p_unsafe))
     right = _assign_vars(ch, f.right, avoid, safe_only, p_unsafe)
     return type(f)(left, right)
 

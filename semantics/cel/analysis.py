@@ -109,11 +109,23 @@ def check_well_formed(f: Formula) -> None:
     psi' that contains the filter, has ``x in bound(psi')``, and lies inside the body of x's binder
     (the innermost enclosing ``+`` whose body has x in vdef+, or the whole formula).
 
+    EXTENSION: the two sides of ``AND`` must define distinct variables (vdef+), so that AND is
+    the product of the sides' automata (note G8); a shared variable is reported like a
+    well-formedness error.
+
     Raises:
         WellFormednessError: naming the first offending variable.
     """
     def walk(g: Formula, anc: list[Formula]) -> None:
         path = anc + [g]
+        if isinstance(g, And):
+            shared = vdef_plus(g.left) & vdef_plus(g.right)
+            if shared:
+                x = sorted(shared)[0]
+                raise WellFormednessError(
+                    x, f"variable {x} is defined on both sides of AND; the AND extension (note "
+                    "cel.md G8, the product of complex event automata) needs sides with distinct "
+                    "variables")
         if isinstance(g, Filter):
             for x in sorted(pred_vars(g.pred)):
                 # candidates: the filter and its ancestors, up to x's binder body
