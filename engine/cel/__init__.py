@@ -1,0 +1,57 @@
+"""Incremental CEL evaluators (paper sections 6-7; note cel.md sections 5 and 10.3).
+
+``evaluator(query, options)`` compiles the query's formula to a CEA (Theorem 3, after the
+Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
+
+    ALL, STRICT      engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
+    NXT, LAST, MAX   engine.cel.strategies (Algorithms 5, 6, 7)
+
+Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
+``path`` and ``stats()``; results are sorted position tuples, each emitted once at its last event.
+"""
+from __future__ import annotations
+
+from semantics.cel.ast import Query
+from semantics.cel.options import Options
+from semantics.errors import UnsupportedError
+
+from engine.cel.compile import compile_formula, compile_query
+
+__all__ = ["compile_formula", "compile_query", "evaluator", "evaluator_for_cea"]
+
+
+def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
+                      within: int | None = None):
+    """The evaluator of ``strategy`` over an already compiled CEA (see :func:`evaluator`)."""
+    if within is not None and (not isinstance(within, int) or within < 0):
+        raise UnsupportedError(f"WITHIN {within}: the window must be a non-negative integer")
+    if strategy in ("ALL", "STRICT"):
+        from engine.cel.evaluate import DetEvaluator
+        return DetEvaluator(cea, options, within, strict=(strategy == "STRICT"))
+    if strategy in ("NXT", "LAST", "MAX"):
+        try:
+            from engine.cel import strategies as S
+        except ImportError as e:  # pragma: no cover - module written separately
+            raise UnsupportedError(f"selection strategy {strategy}: engine.cel.strategies is not "
+                                   f"available ({e})") from None
+        factory = getattr(S, "make_evaluator", None)
+        if factory is not None:
+            return factory(cea, strategy, options, within)
+        cls = {"NXT": "NextEvaluator", "LAST": "LastEvaluator", "MAX": "MaxEvaluator"}[strategy]
+        if not hasattr(S, cls):
+            raise UnsupportedError(f"selection strategy {strategy}: no {cls} in "
+                                   "engine.cel.strategies")
+        return getattr(S, cls)(cea, options, within)
+    raise UnsupportedError(f"selection strategy {strategy!r} is not supported by the engine")
+
+
+def evaluator(query: Query, options: Options = Options()):
+    """An incremental evaluator for ``query`` (DESIGN.md section 3).
+
+    Raises:
+        UnsupportedError: a construct the engine cannot evaluate (the message names it): binary
+            filters outside the register extension, AND sides sharing variables, rewrites that
+            exceed the size guard, an unknown strategy.
+    """
+    cea = compile_query(query)
+    return evaluator_for_cea(cea, query.strategy, options, query.within)
