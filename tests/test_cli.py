@@ -155,18 +155,26 @@ def test_spark_commands_need_java(monkeypatch):
         assert r.exit_code == 2 and "Java 17" in r.stderr
 
 
+def test_spark_commands_need_java_17(monkeypatch):
+    monkeypatch.setattr(cli, "java_available", lambda: True)
+    monkeypatch.setattr(cli, "java_major_version", lambda: 11)
+    r = invoke("fuzz", "cel")
+    assert r.exit_code == 2 and "Java 11" in r.stderr and "17" in r.stderr
+
+
 def test_bench_delegates(monkeypatch):
     import workbench.bench as B
 
     seen = {}
 
-    def fake_run(name, json_out, peer, quick):
-        seen.update(name=name, json_out=json_out, peer=peer, quick=quick)
+    def fake_run(name, json_out, peer, quick, **kw):
+        seen.update(name=name, json_out=json_out, peer=peer, quick=quick, **kw)
         return 0
 
     monkeypatch.setattr(B, "run", fake_run)
     r = invoke("bench", "q1", "--json", "--quick", "--peer", "x")
-    assert r.exit_code == 0 and seen == {"name": "q1", "json_out": True, "peer": "x", "quick": True}
+    assert r.exit_code == 0 and seen == {"name": "q1", "json_out": True, "peer": "x", "quick": True,
+                                         "full": None, "seed": None}
 
 
 def test_subprocess_bad_query_no_traceback(tmp_path):

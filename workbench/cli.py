@@ -43,9 +43,34 @@ def java_available() -> bool:
     return shutil.which("java") is not None
 
 
+def java_major_version() -> int | None:
+    """The major version of the ``java`` on the PATH (``java -version``), or None if it cannot be
+    told (no java, or output not understood)."""
+    import re
+    import subprocess
+    exe = shutil.which("java")
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', proc.stderr + proc.stdout)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
+
+
 def _require_java() -> None:
     if not java_available():
         typer.echo(JAVA_MESSAGE, err=True)
+        raise typer.Exit(2)
+    v = java_major_version()
+    if v is not None and v < 17:
+        typer.echo(f"ceplab: Java 17 or newer is required (PySpark runs on the JVM) but the 'java' "
+                   f"on the PATH is Java {v}. Install a JDK 17+ and put it first on the PATH.",
+                   err=True)
         raise typer.Exit(2)
 
 
