@@ -1,0 +1,384 @@
+"""Static checks on ETALIS programs (run by :func:`semantics.etalis.parser.parse`); every failure is a
+:class:`~semantics.errors.ParseError` with the line and column of the culprit.
+
+1. Labels and properties: labels are unique; ``event_rule_property/3`` names an existing label;
+   ``event_rule_window`` is a non-negative integer number of ticks.
+2. Static rules (note 1.2): (i) head arguments are variables or constants; (ii) safety: every variable is
+   bound by a body static atom (outside arithmetic) or by an assignment ``X is E`` / ``X = E`` whose right-hand
+   side is bound; bodies are Horn (no ``\\+``, no ``;``).  Event and static predicates are disjoint (note 1.1).
+3. Event rules (note 1.4, A6): every head variable is bound by the pattern or its ``where`` (unsafe head
+   variable otherwise); every variable of a ``where`` is bound by the pattern, by a positive static atom of the
+   where, or by an assignment; variables under ``\\+``/``;`` must be bound outside them; a variable bound in only
+   one branch of ``or`` must not be used outside that branch (range restriction, A6); variables local to the
+   negated part of ``not`` are existential inside it and bind nothing.
+4. Termination (note §8 A14): "Reject, or bound, every recursive cycle that creates new values unless each
+   trip round the cycle passes a strictly progressing operator (SEQ, or NOT's delimiters). Otherwise require a
+   domain guard (N ≤ Nmax)."  Implemented on the rule dependency graph (networkx): a rule *creates values*
+   when its head has a function term (arithmetic or constructor) or a head variable computed by an assignment;
+   an edge body-atom -> head is *progressing* when an operator on the path from the rule's root to the atom
+   makes the result interval strictly contain the atom's interval: either side of ``seq``, the delimiters of
+   ``not``, and (same hull argument) the inner, left operand of ``during``/``starts``/``finishes``.  Edges from
+   the negated part of ``not`` carry no values and are ignored.  A value-creating rule without a guard is
+   rejected when one of its non-progressing edges lies on a cycle of non-progressing positive edges.
+   A rule is *guarded* when its top-level ``where`` conjuncts bound every created value by numeric constants:
+   for a head term ``V + c`` / ``V - c`` (c > 0) an upper / lower bound on V suffices (the note's ``N ≤ Nmax``),
+   otherwise every variable of the created term needs both bounds (integer data, as in the clingo oracle).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Iterator, Optional
+
+import networkx as nx
+
+from semantics.errors import ParseError
+from semantics.etalis import ast as A
+
+Pos = Optional[tuple[int, int]]
+
+
+def _err(msg: str, file: Optional[str], pos: Pos) -> ParseError:
+    if pos is None:
+        return ParseError(msg, file, None, None)
+    return ParseError(msg, file, pos[0], pos[1])
+
+
+def key_str(k: tuple[str, int]) -> str:
+    return f"{A.quote_atom(k[0])}/{k[1]}"
+
+
+# ------------------------------------------------------------------------------------------------ conditions
+def _cond_bind(c: A.Cond, bound: set[str], file, *, allow_or_not: bool, where: str) -> set[str]:
+    """Fixpoint of the bindings of a condition given ``bound``; checks that everything ends up bound.
+    Returns the new bound set."""
+    bound = set(bound)
+    items = list(A.conjuncts(c))
+    changed = True
+    while changed:
+        changed = False
+        for it in items:
+            new: set[str] = set()
+            if isinstance(it, A.StaticAtom):
+                new = {v.name for a in it.args for v in A.binding_vars(a)}
+            elif isinstance(it, A.Is):
+                if {v.name for v in A.term_vars(it.expr)} <= bound:
+                    new = {it.var.name}
+            elif isinstance(it, A.Cmp) and it.op == "=":
+                lv = {v.name for v in A.term_vars(it.left)}
+                rv = {v.name for v in A.term_vars(it.right)}
+                if isinstance(it.left, A.Var) and rv <= bound:
+                    new = {it.left.name}
+                elif isinstance(it.right, A.Var) and lv <= bound:
+                    new = {it.right.name}
+            new = {n for n in new if n != "_"} - bound
+            if new:
+                bound |= new
+                changed = True
+    for it in items:
+        if isinstance(it, (A.CNot, A.COr)):
+            if not allow_or_not:
+                raise _err("static rules are Horn clauses: no negation (\\+) or disjunction (;) in their "
+                           "bodies (note etalis.md 1.2)", file, _cpos(it))
+            for v in A.cond_vars(it):
+                if v.name not in bound or v.name == "_":
+                    raise _err(f"variable {v.name} under \\+ or ; must be bound outside it ({where})",
+                               file, v.pos)
+        else:
+            for v in A.cond_vars(it):
+                if v.name == "_" and not isinstance(it, A.StaticAtom):
+                    raise _err(f"anonymous variable _ in a comparison ({where})", file, v.pos)
+                if v.name not in bound and v.name != "_":
+                    raise _err(f"variable {v.name} is not bound ({where}; note etalis.md 1.4: every "
+                               "variable of a where must occur in the pattern, in a static atom of the where, "
+                               "or be assigned with 'is'/'=' from bound variables)", file, v.pos)
+    return bound
+
+
+def _cpos(c: A.Cond) -> Pos:
+    for n in A.cond_items(c):
+        p = getattr(n, "pos", None)
+        if p is not None:
+            return p
+        for v in A.cond_vars(n):
+            if v.pos is not None:
+                return v.pos
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ patterns
+def _pattern_var_occurrences(p: A.Pattern) -> Iterator[A.Var]:
+    for n in A.pattern_nodes(p):
+        if isinstance(n, A.EventAtom):
+            for a in n.args:
+                yield from A.term_vars(a)
+        elif isinstance(n, A.Where):
+            yield from A.cond_vars(n.cond)
+
+
+def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
+    """Variables bound by pattern ``p`` (note 1.4 / A6), checking where-safety and OR range restriction."""
+    if isinstance(p, A.EventAtom):
+        return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
+    if isinstance(p, A.TimePoint):
+        return set()
+    if isinstance(p, A.Window):
+        return _bound(p.pattern, rule_counts, file)
+    if isinstance(p, A.Where):
+        inner = _bound(p.pattern, rule_counts, file)
+        return _cond_bind(p.cond, inner, file, allow_or_not=True, where="in a where")
+    if isinstance(p, A.Not):
+        _bound(p.negated, Counter(), file)  # checks inside; binds nothing outside (A6)
+        return _bound(p.start, rule_counts, file) | _bound(p.end, rule_counts, file)
+    if isinstance(p, A.Binary):
+        lb = _bound(p.left, rule_counts, file)
+        rb = _bound(p.right, rule_counts, file)
+        if p.op != "or":
+            return lb | rb
+        inside = Counter(v.name for v in _pattern_var_occurrences(p))
+        for name in sorted(lb ^ rb):
+            if rule_counts[name] > inside[name]:
+                side = "left" if name in lb else "right"
+                occ = next((v for v in _pattern_var_occurrences(p) if v.name == name), None)
+                raise _err(f"variable {name} is bound only in the {side} branch of 'or' but used outside it "
+                           "(every 'or' branch must bind the variables used above it; note etalis.md A6)",
+                           file, occ.pos if occ is not None and occ.pos else p.pos)
+        return lb & rb
+    raise TypeError(p)
+
+
+def _rule_var_counts(r: A.EventRule) -> Counter:
+    c = Counter(v.name for a in r.head.args for v in A.term_vars(a))
+    c.update(v.name for v in _pattern_var_occurrences(r.body))
+    return c
+
+
+def check_event_rule_safety(r: A.EventRule, file=None) -> set[str]:
+    """Check note 1.4 / A6 safety of one event rule; returns the variables bound by its body."""
+    bound = _bound(r.body, _rule_var_counts(r), file)
+    for a in r.head.args:
+        for v in A.term_vars(a):
+            if v.name == "_" or v.name not in bound:
+                raise _err(f"unsafe head variable {v.name}: it is not bound by the pattern or its where "
+                           "(note etalis.md 1.4: the pattern must contain every variable of the head)",
+                           file, v.pos or r.head.pos)
+    return bound
+
+
+# ------------------------------------------------------------------------------------------------ termination
+def _edges(p: A.Pattern, progress: bool = False, negated: bool = False,
+           via: str = "") -> Iterator[tuple[A.EventAtom, bool, bool, str]]:
+    """(atom, progressing, negated, operator-path) for every event atom occurrence of a pattern."""
+    if isinstance(p, A.EventAtom):
+        yield (p, progress, negated, via)
+    elif isinstance(p, (A.Where, A.Window)):
+        yield from _edges(p.pattern, progress, negated, via)
+    elif isinstance(p, A.Not):
+        yield from _edges(p.negated, progress, True, via + "not")
+        yield from _edges(p.start, True, negated, via + "not-delimiter")
+        yield from _edges(p.end, True, negated, via + "not-delimiter")
+    elif isinstance(p, A.Binary):
+        lp, rp = A.PROGRESSING.get(p.op, (False, False))
+        yield from _edges(p.left, progress or lp, negated, p.op)
+        yield from _edges(p.right, progress or rp, negated, p.op)
+
+
+def _top_conjuncts(p: A.Pattern) -> list[A.Cond]:
+    out: list[A.Cond] = []
+    while isinstance(p, (A.Where, A.Window)):
+        if isinstance(p, A.Where):
+            out.extend(A.conjuncts(p.cond))
+        p = p.pattern
+    return out
+
+
+def _assignments(p: A.Pattern) -> dict[str, A.Term]:
+    out: dict[str, A.Term] = {}
+    for n in A.pattern_nodes(p):
+        if isinstance(n, A.Where):
+            for c in A.conjuncts(n.cond):
+                if isinstance(c, A.Is):
+                    out.setdefault(c.var.name, c.expr)
+                elif isinstance(c, A.Cmp) and c.op == "=":
+                    if isinstance(c.left, A.Var):
+                        out.setdefault(c.left.name, c.right)
+                    if isinstance(c.right, A.Var):
+                        out.setdefault(c.right.name, c.left)
+    return out
+
+
+def created_values(r: A.EventRule) -> list[tuple[A.Term, A.Term]]:
+    """The value-creating head arguments of a rule, each with the term that computes it
+    (the argument itself, or the assignment's right-hand side for a computed head variable)."""
+    pattern_bound: set[str] = set()
+    for n in A.pattern_nodes(r.body):
+        if isinstance(n, A.EventAtom):
+            pattern_bound |= {v.name for a in n.args for v in A.binding_vars(a)}
+        elif isinstance(n, A.Where):
+            for c in A.conjuncts(n.cond):
+                if isinstance(c, A.StaticAtom):
+                    pattern_bound |= {v.name for a in c.args for v in A.binding_vars(a)}
+    assigned = _assignments(r.body)
+    out = []
+    for a in r.head.args:
+        if isinstance(a, (A.Compound, A.List)):
+            out.append((a, a))
+        else:
+            for v in A.term_vars(a):
+                if v.name not in pattern_bound and v.name in assigned:
+                    rhs = assigned[v.name]
+                    if isinstance(rhs, (A.Compound, A.List)):
+                        out.append((v, rhs))
+    return out
+
+
+def _bounds(conjs: list[A.Cond]) -> tuple[set[str], set[str]]:
+    """(variables with a numeric upper bound, variables with a numeric lower bound) among the conjuncts."""
+    upper: set[str] = set()
+    lower: set[str] = set()
+    flip = {"<": ">", "=<": ">=", ">": "<", ">=": "=<"}
+    for c in conjs:
+        if not isinstance(c, A.Cmp):
+            continue
+        op, l, r = c.op, c.left, c.right
+        if isinstance(l, A.Num) and isinstance(r, A.Var):
+            op, l, r = flip.get(op, op), r, l
+        if not (isinstance(l, A.Var) and isinstance(r, A.Num)):
+            continue
+        if op in ("<", "=<", "=:=", "==", "="):
+            upper.add(l.name)
+        if op in (">", ">=", "=:=", "==", "="):
+            lower.add(l.name)
+    return upper, lower
+
+
+def is_guarded(r: A.EventRule) -> bool:
+    """Whether every created value of ``r`` is bounded by its top-level where (see module docstring)."""
+    upper, lower = _bounds(_top_conjuncts(r.body))
+    for out, expr in created_values(r):
+        if isinstance(out, A.Var) and out.name in upper and out.name in lower:
+            continue
+        if (isinstance(expr, A.Compound) and expr.functor in ("+", "-") and len(expr.args) == 2
+                and isinstance(expr.args[0], A.Var) and isinstance(expr.args[1], A.Num)
+                and expr.args[1].value > 0):
+            need = upper if expr.functor == "+" else lower
+            if expr.args[0].name in need or (isinstance(out, A.Var) and out.name in need):
+                continue
+        vs = {v.name for v in A.term_vars(expr)}
+        if vs and all(v in upper and v in lower for v in vs):
+            continue
+        return False
+    return True
+
+
+def dependency_graph(prog: A.Program) -> nx.MultiDiGraph:
+    """Rule dependency graph: nodes are event predicates ``(name, arity)``; one edge body-atom -> head per
+    atom occurrence, with attributes ``rule`` (index in ``prog.event_rules``), ``progressing``, ``negated``,
+    ``op`` (the operator directly above the atom) and ``atom``."""
+    g = nx.MultiDiGraph()
+    for i, r in enumerate(prog.event_rules):
+        g.add_node(r.head.key)
+        for atom, prog_, neg, op in _edges(r.body):
+            g.add_edge(atom.key, r.head.key, rule=i, progressing=prog_, negated=neg, op=op or "-",
+                       atom=atom)
+    return g
+
+
+def recursive_predicates(prog: A.Program) -> set[tuple[str, int]]:
+    """Event predicates on a cycle of the dependency graph."""
+    g = dependency_graph(prog)
+    out: set[tuple[str, int]] = set()
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1 or any(g.has_edge(n, n) for n in comp):
+            out |= comp
+    return out
+
+
+def check_termination(prog: A.Program, file=None) -> None:
+    """Note §8 A14 (see module docstring); raises ParseError explaining the offending cycle."""
+    rules = prog.event_rules
+    g = dependency_graph(prog)
+    flat = nx.DiGraph()
+    flat.add_nodes_from(g.nodes)
+    for u, v, d in g.edges(data=True):
+        if not d["progressing"] and not d["negated"]:
+            flat.add_edge(u, v, rule=d["rule"], op=d["op"])
+    for i, r in enumerate(rules):
+        created = created_values(r)
+        if not created or is_guarded(r):
+            continue
+        for u, v, d in g.in_edges(r.head.key, data=True):
+            if d["rule"] != i or d["progressing"] or d["negated"]:
+                continue
+            if not nx.has_path(flat, r.head.key, u):
+                continue
+            path = nx.shortest_path(flat, r.head.key, u)
+            steps = []
+            for a, b in zip(path, path[1:]):
+                e = flat.edges[a, b]
+                rr = rules[e["rule"]]
+                steps.append(f"{key_str(a)} -> {key_str(b)} ('{e['op']}', rule at line "
+                             f"{rr.pos[0] if rr.pos else '?'})")
+            steps.append(f"{key_str(u)} -> {key_str(r.head.key)} ('{d['op']}', this rule)")
+            term = created[0][0]
+            raise _err(
+                f"recursive rule can create unboundedly many values: head argument {term} is computed on "
+                f"the cycle {'; '.join(steps)}, which passes no strictly progressing operator (seq, the "
+                "delimiters of not(..).[..], or the inner operand of during/starts/finishes); make the cycle "
+                "progress in time or add a domain guard such as 'where N =< 100' (note etalis.md §8 A14)",
+                file, getattr(term, "pos", None) or r.head.pos or r.pos)
+
+
+# ------------------------------------------------------------------------------------------------ program
+def check_static_rule(s: A.StaticRule, file=None) -> None:
+    for a in s.head.args:
+        if not isinstance(a, (A.Var, A.Sym, A.Num, A.Str)):
+            raise _err(f"static rule head argument {a} must be a variable or a constant (no function "
+                       "terms in static heads; note etalis.md 1.2 (i))", file,
+                       getattr(a, "pos", None) or s.head.pos)
+    hv = [v for a in s.head.args for v in A.term_vars(a)]
+    if s.body is None:
+        if hv:
+            raise _err(f"variable {hv[0].name} in a fact: facts must be ground (note etalis.md 1.2 (ii))",
+                       file, hv[0].pos or s.pos)
+        return
+    bound = _cond_bind(s.body, set(), file, allow_or_not=False, where="in a static rule body")
+    for v in hv:
+        if v.name not in bound or v.name == "_":
+            raise _err(f"unsafe variable {v.name} in a static rule head: it must occur in the body outside "
+                       "any function application (note etalis.md 1.2 (ii))", file, v.pos or s.pos)
+
+
+def check_program(prog: A.Program, file: Optional[str] = None) -> None:
+    """Run every check of this module on ``prog`` (see the module docstring)."""
+    labels: dict[str, A.EventRule] = {}
+    for r in prog.event_rules:
+        if r.label is not None:
+            if r.label in labels:
+                raise _err(f"duplicate rule label {r.label!r}", file, r.pos)
+            labels[r.label] = r
+        for p in r.properties:
+            _check_property(p.name, p.value, file, r.pos)
+    for s in prog.statements:
+        if isinstance(s, A.RuleProperty):
+            if s.label not in labels:
+                raise _err(f"event_rule_property names an unknown rule label {s.label!r}", file, s.pos)
+            _check_property(s.name, s.value, file, s.pos)
+    static_heads = {s.head.key: s for s in prog.static_rules}
+    for r in prog.event_rules:
+        for atom in [r.head, *A.event_atoms(r.body)]:
+            if atom.key in static_heads:
+                raise _err(f"{key_str(atom.key)} is used as an event but defined by a static rule at line "
+                           f"{static_heads[atom.key].pos[0] if static_heads[atom.key].pos else '?'} (event "
+                           "and static predicates are disjoint; note etalis.md 1.1)", file, atom.pos or r.pos)
+    for s in prog.static_rules:
+        check_static_rule(s, file)
+    for r in prog.event_rules:
+        check_event_rule_safety(r, file)
+    check_termination(prog, file)
+
+
+def _check_property(name: str, value: A.Term, file, pos: Pos) -> None:
+    if name == "event_rule_window":
+        if not (isinstance(value, A.Num) and isinstance(value.value, int) and value.value >= 0):
+            raise _err(f"event_rule_window must be a non-negative integer number of ticks, got {value}",
+                       file, pos)

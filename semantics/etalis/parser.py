@@ -1,0 +1,386 @@
+"""Parser for ETALIS rule files (``.event`` syntax of the implementation; note etalis.md 1.4, 1.6), producing
+:mod:`semantics.etalis.ast` values.
+
+Accepted statements:
+  * event rules ``head <- pattern.``, optionally labelled ``r1 'rule:' head <- pattern.`` or with properties
+    ``r2([property(event_rule_window,3)]) 'rule:' head <- pattern.``;
+  * ``event_rule_property(r1, event_rule_window, 1).`` (a property of the rule labelled ``r1``);
+  * static rules ``h(X) :- b1, b2.`` and facts ``h(c).`` (note 1.2);
+  * directives ``:- goal.`` and ETALIS configuration facts (``print_trigger(a/1).`` ...), kept verbatim.
+
+Patterns: event atoms, absolute time points, ``seq and par or equals meets during starts finishes`` (bare,
+quoted ``'seq'``, lower/Capitalised/UPPER case), ``not(p1).[p2,p3]`` and ``(p2 seq p3) cnot p1``, ``where``
+(comparisons, arithmetic, static predicates, ``\\+``, ``;``), windows ``(p).q``.  Precedence (tightest first,
+all left-associative, note A13; the implementation's op/3 table): seq/equals/meets/during/starts/finishes,
+cnot, and, par, or, where.  See ``grammar.lark``.
+
+Not supported (outside the paper's language, reported as unknown operators): ``fnot``, infix ``not``,
+``within``, ``check``, ``do``, ``timestamp``, ``event_multiply``, ``forall_seq``, ``ntimes``, ``star_times``,
+``aggregate(...)`` is parsed as an ordinary event atom named ``aggregate``, so it is rejected only by the
+evaluator.
+
+After parsing, :func:`semantics.etalis.analysis.check_program` checks safety and the termination condition
+of note A14 (all errors are :class:`~semantics.errors.ParseError` with line and column).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from semantics.errors import ParseError
+from semantics.etalis import ast as A
+
+_GRAMMAR = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
+_CMP_NORMAL = {"<=": "=<", "!=": "\\="}
+#: Facts of these predicates configure the ETALIS system; they become Directives (no semantic effect).
+CONFIG_PREDICATES = frozenset({"print_trigger", "external_trigger", "print_event", "persistent_event",
+                               "set_etalis_flag", "db", "event_consumption_policy", "spy_point",
+                               "logging_external", "out_trigger"})
+#: Operators of the implementation that are outside the paper's language (note 1.6).
+UNSUPPORTED_OPS = ("fnot", "not", "within", "check", "do", "timestamp", "event_multiply", "forall_seq",
+                   "ntimes", "star_times", "iff", "*", "#", "/\\", "\\/")
+_UNESC = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(_GRAMMAR, parser="earley", lexer="dynamic", propagate_positions=True,
+                ambiguity="explicit", start="start")
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    return re.sub(r"\\(.)", lambda m: _UNESC.get(m.group(1), m.group(1)), body)
+
+
+def _name(tok: Token) -> str:
+    s = str(tok)
+    return _unquote(s) if s.startswith("'") else s
+
+
+def _p(tok) -> tuple[int, int] | None:
+    line = getattr(tok, "line", None)
+    if line is None:
+        meta = getattr(tok, "meta", None)
+        if meta is not None and not getattr(meta, "empty", True):
+            return (meta.line, meta.column)
+        return None
+    return (line, tok.column)
+
+
+def _num(s: str) -> A.Num:
+    if re.fullmatch(r"-?[0-9]+", s):
+        return A.Num(int(s))
+    return A.Num(float(s))
+
+
+def _tpos(t) -> tuple[int, int] | None:
+    return getattr(t, "pos", None)
+
+
+class _ToAst(Transformer):
+    """Tree -> AST.  Semantic errors found locally raise ParseError (without file)."""
+
+    # ---------------------------------------------------------------- terms
+    def var(self, items):
+        tok = items[0]
+        return A.Var(str(tok), pos=_p(tok))
+
+    def num(self, items):
+        return _num(str(items[0]))
+
+    def string(self, items):
+        return A.Str(_unquote(str(items[0])))
+
+    def sym(self, items):
+        return A.Sym(_name(items[0]))
+
+    def list(self, items):
+        return A.List(tuple(i for i in items if i is not None))
+
+    def compound(self, items):
+        return A.Compound(_name(items[0]), tuple(items[1:]), pos=_p(items[0]))
+
+    def arith(self, items):
+        left, op, right = items
+        o = str(op)
+        return A.Compound(o, (left, right), pos=_tpos(left) or _p(op))
+
+    def negnum(self, items):
+        return _num("-" + str(items[-1]))
+
+    def neg(self, items):
+        arg = items[-1]
+        return A.Compound("-", (arg,), pos=_tpos(arg))
+
+    # ---------------------------------------------------------------- conditions
+    def c_cmp(self, items):
+        l, op, r = items
+        o = _CMP_NORMAL.get(str(op), str(op))
+        return A.Cmp(o, l, r, pos=_p(op))
+
+    def c_is(self, items):
+        v, _k, e = items
+        return A.Is(A.Var(str(v), pos=_p(v)), e, pos=_p(v))
+
+    def c_atom(self, items):
+        return A.StaticAtom(_name(items[0]), tuple(items[1:]), pos=_p(items[0]))
+
+    def c_not(self, items):
+        return A.CNot(items[1], pos=_p(items[0]))
+
+    def c_and(self, items):
+        return A.CAnd(tuple(items))
+
+    def c_or(self, items):
+        return A.COr(tuple(items))
+
+    # ---------------------------------------------------------------- patterns
+    def event_atom(self, items):
+        return A.EventAtom(_name(items[0]), tuple(items[1:]), pos=_p(items[0]))
+
+    def time_point(self, items):
+        return A.TimePoint(int(str(items[0])), pos=_p(items[0]))
+
+    def binop(self, items):
+        l, op, r = items
+        word = str(op).strip("'").lower()
+        return A.Binary(word, l, r, pos=_p(op))
+
+    def cnot(self, items):
+        l, op, r = items
+        if not (isinstance(l, A.Binary) and l.op == "seq"):
+            raise ParseError("'cnot' needs a sequence on its left: (p2 seq p3) cnot p1 "
+                             "(it is the paper's not(p1).[p2,p3])", None, *_p(op))
+        return A.Not(r, l.left, l.right, pos=_p(op))
+
+    def where(self, items):
+        p, kw, c = items
+        return A.Where(p, c, pos=_p(kw))
+
+    def window(self, items):
+        p, q = items
+        return A.Window(p, int(str(q)), pos=_p(q))
+
+    def not_p(self, items):
+        kw, neg, s, e = items
+        return A.Not(neg, s, e, pos=_p(kw))
+
+    # ---------------------------------------------------------------- statements
+    def atom_head(self, items):
+        return (items[0], tuple(items[1:]))
+
+    def prop(self, items):
+        return A.Property(_name(items[0]), items[1])
+
+    def label_props(self, items):
+        name = items[0]
+        props = tuple(i for i in items[1:-1] if isinstance(i, A.Property))
+        return (_name(name), props, _p(name))
+
+    def label_plain(self, items):
+        return (_name(items[0]), (), _p(items[0]))
+
+    def event_rule(self, items):
+        if len(items) == 4:
+            (label, props, lpos), (htok, hargs), body, _end = items
+        else:
+            label, props, lpos = None, (), None
+            (htok, hargs), body, _end = items
+        head = A.EventAtom(_name(htok), hargs, pos=_p(htok))
+        return A.EventRule(head, body, label, props, pos=lpos or _p(htok))
+
+    def static_rule(self, items):
+        (htok, hargs), body, _end = items
+        return A.StaticRule(A.StaticAtom(_name(htok), hargs, pos=_p(htok)), body, pos=_p(htok))
+
+    def fact(self, items):
+        (htok, hargs), _end = items
+        name = _name(htok)
+        pos = _p(htok)
+        if name == "event_rule_property":
+            if len(hargs) != 3 or not isinstance(hargs[0], A.Sym) or not isinstance(hargs[1], A.Sym):
+                raise ParseError("event_rule_property needs (Label, PropertyName, Value) with atoms "
+                                 "for Label and PropertyName", None, *pos)
+            return A.RuleProperty(hargs[0].name, hargs[1].name, hargs[2], pos=pos)
+        if name in CONFIG_PREDICATES:
+            term = A.Compound(name, hargs) if hargs else A.Sym(name)
+            return A.Directive(term, False, pos=pos)
+        return A.StaticRule(A.StaticAtom(name, hargs, pos=pos), None, pos=pos)
+
+    def directive(self, items):
+        return A.Directive(items[0], True, pos=_tpos(items[0]))
+
+    def start(self, items):
+        return A.Program(tuple(items))
+
+
+def _word_at(text: str, line: int, col: int) -> str:
+    lines = text.split("\n")
+    if not (1 <= line <= len(lines)):
+        return ""
+    rest = lines[line - 1][col - 1:]
+    m = re.match(r"'[^']*'|[A-Za-z_][A-Za-z0-9_]*|\S+", rest)
+    return m.group(0) if m else ""
+
+
+def _describe(e: UnexpectedInput, text: str, line: int, col: int) -> str:
+    if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
+        return "unexpected end of file (is the final '.' missing?)"
+    word = _word_at(text, line, col)
+    bare = word.strip("'")
+    if bare.lower() in UNSUPPORTED_OPS or word in UNSUPPORTED_OPS:
+        return (f"unknown operator {word!r}: it belongs to the ETALIS implementation, not to the paper's "
+                "language (supported: seq, and, par, or, equals, meets, during, starts, finishes, cnot, "
+                "not(..).[..,..], where, (P).q; note etalis.md 1.6)")
+    if re.fullmatch(r"'[^']*'|[a-z][A-Za-z0-9_]*", word):
+        # a name where an operator or the end of the rule was expected
+        prev = text.split("\n")[line - 1][:col - 1].rstrip()
+        if prev and (prev[-1] in ")'" or prev[-1].isalnum() or prev[-1] == "_"):
+            return (f"unknown operator {word!r} (supported: seq, and, par, or, equals, meets, during, "
+                    "starts, finishes, cnot, where)")
+    before = text.split("\n")[line - 1][:col - 1].rstrip() if 1 <= line <= len(text.split("\n")) else ""
+    if word.startswith(".") or before.endswith(")."):
+        return "unexpected '.' (a window is written (P).q with an integer q; a rule ends with '.' and a space)"
+    return f"unexpected {word!r}" if word else "unexpected input"
+
+
+def parse(text: str, file: str | None = None, check: bool = True) -> A.Program:
+    """Parse an ETALIS rule file.
+
+    Args:
+        text: the file's text.
+        file: file name for error messages (default ``"<string>"``).
+        check: run :func:`semantics.etalis.analysis.check_program` (safety, labels, termination). Default True.
+
+    Returns:
+        A :class:`semantics.etalis.ast.Program`.
+
+    Raises:
+        ParseError: with line and column, for every syntax error, unknown operators, malformed ``cnot``,
+            and the semantic checks of :mod:`semantics.etalis.analysis`.
+    """
+    statements: list = []
+    for line0, col0, chunk in split_statements(text):
+        statements.extend(_parse_chunk(text, line0, col0, chunk, file).statements)
+    prog = A.Program(tuple(statements))
+    if check:
+        from semantics.etalis.analysis import check_program
+        check_program(prog, file)
+    return prog
+
+
+def split_statements(text: str) -> list[tuple[int, int, str]]:
+    """Split a file into statements ``(line, column, text)`` at a '.' followed by white space, '%' or the end,
+    outside quotes and comments (Earley parsing is superlinear, so statements are parsed one by one).
+    A trailing fragment without its final '.' is returned as the last chunk (and fails to parse there)."""
+    out: list[tuple[int, int, str]] = []
+    i, n = 0, len(text)
+    start = None
+    line, col = 1, 1
+    sline = scol = 1
+
+    def adv(k: int) -> None:
+        nonlocal i, line, col
+        for _ in range(k):
+            if i < n and text[i] == "\n":
+                line, col = line + 1, 1
+            else:
+                col += 1
+            i += 1
+
+    while i < n:
+        c = text[i]
+        if c == "%":
+            j = text.find("\n", i)
+            adv((n if j < 0 else j) - i)
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            adv((n if j < 0 else j + 2) - i)
+            continue
+        if c.isspace():
+            adv(1)
+            continue
+        if start is None:
+            start, sline, scol = i, line, col
+        if c in "'\"":
+            adv(1)
+            while i < n and text[i] != c and text[i] != "\n":
+                adv(2 if text[i] == "\\" else 1)
+            adv(1)
+            continue
+        if c == "." and (i + 1 >= n or text[i + 1].isspace() or text[i + 1] == "%"):
+            adv(1)
+            out.append((sline, scol, text[start:i]))
+            start = None
+            continue
+        adv(1)
+    if start is not None:
+        out.append((sline, scol, text[start:]))
+    return out
+
+
+def _parse_chunk(full: str, line0: int, col0: int, chunk: str, file: str | None) -> A.Program:
+    text = chunk
+
+    def shift(line: int, col: int) -> tuple[int, int]:
+        return (line + line0 - 1, col + col0 - 1 if line == 1 else col)
+
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as e:
+        line, col = getattr(e, "line", -1), getattr(e, "column", -1)
+        if line is None or line < 1:
+            lines = text.split("\n")
+            while len(lines) > 1 and not lines[-1].strip():
+                lines.pop()
+            line, col = len(lines), len(lines[-1]) + 1
+        msg = _describe(e, text, line, col)
+        raise ParseError(msg, file, *shift(line, col)) from None
+    for tok in tree.scan_values(lambda v: isinstance(v, Token)):
+        if tok.line is not None:
+            tok.line, tok.column = shift(tok.line, tok.column)
+    for sub in tree.iter_subtrees():
+        m = sub.meta
+        if not getattr(m, "empty", True):
+            m.line, m.column = shift(m.line, m.column)
+    amb = next(iter(tree.find_data("_ambig")), None)
+    if amb is not None:
+        pos = _p(amb) or (line0, col0)
+        raise ParseError("ambiguous input; add parentheses", file, *pos)
+    try:
+        return _ToAst().transform(tree)
+    except VisitError as e:
+        inner = e.orig_exc
+        if isinstance(inner, ParseError):
+            raise ParseError(inner.message, file, inner.line, inner.column) from None
+        raise
+    except ParseError as e:
+        raise ParseError(e.message, file, e.line, e.column) from None
+
+
+def parse_file(path: str | Path) -> A.Program:
+    """Read and parse an ETALIS ``.event`` file; errors name the file.
+
+    Raises:
+        ParseError: as :func:`parse`, or when the file cannot be read (no line/column).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ParseError(f"cannot read rule file: {e}", str(path)) from None
+    return parse(text, str(path))
+
+
+def parse_term(text: str, file: str | None = None) -> A.Term:
+    """Parse a single term (used by the stream reader and tests): ``text`` is ``t`` without a final dot."""
+    prog = parse(f":- {text}.", file, check=False)
+    d = prog.statements[0] if len(prog.statements) == 1 else None
+    if not isinstance(d, A.Directive):
+        raise ParseError(f"not a term: {text!r}", file, 1, 1)
+    return d.term
