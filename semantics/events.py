@@ -223,6 +223,18 @@ def parse_csv(text: str, file: str = "<string>") -> Stream:
     return Stream(events, file)
 
 
+def read_stream_text(path: str | Path) -> str:
+    """The text of a stream file (UTF-8), for every language's stream readers.
+
+    Raises:
+        StreamError: the file cannot be read or is not UTF-8 (naming the file).
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StreamError(f"cannot read stream: {e}", str(path)) from None
+
+
 def read_stream(path: str | Path) -> Stream:
     """Read a stream file; ``.csv`` is CSV, anything else JSON Lines.
 
@@ -230,10 +242,7 @@ def read_stream(path: str | Path) -> Stream:
         StreamError: as :func:`parse_jsonl` / :func:`parse_csv`, or when the file cannot be read.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise StreamError(f"cannot read stream: {e}", str(path)) from None
+    text = read_stream_text(p)
     if p.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
     return parse_jsonl(text, str(path))

@@ -256,11 +256,9 @@ def read_events(path: str | Path) -> list[StreamEvent]:
     Raises:
         StreamError: as the readers, or when the file cannot be read.
     """
+    from semantics.events import read_stream_text
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise StreamError(f"cannot read stream: {e}", str(path)) from None
+    text = read_stream_text(p)
     if p.suffix.lower() == ".stream":
         return read_stream_file(text, str(path))
     return read_jsonl_events(text, str(path))
