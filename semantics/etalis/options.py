@@ -1,0 +1,53 @@
+"""Semantic switches of ETALIS (note etalis.md section 8; ETALIS-D defaults of section 9.3).
+
+Only switches the clingo oracle (``asp/etalis.py``) actually implements are listed here; every field changes
+answers on some input (see ``tests/test_etalis_oracle.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Options:
+    """Named switches for the ETALIS paper's ambiguities.
+
+    Attributes:
+        not_reading: A7, how ``not(p1).[p2,p3]`` is computed (Figure 2, note 2.5 and 8 A7).
+            ``"per_witness"`` (default, ETALIS-D 9.3): ``<s2,e3>`` is derived iff *some* delimiter pair
+            ``(p2<s2,e2>, p3<s3,e3>)`` with ``e2 < s3`` has no ``p1`` with ``e2 < start`` and ``end < s3``
+            (Algorithm 3.4). ``"literal"``: Figure 2 verbatim, ``I(p2 SEQ p3) \\ I(p2 SEQ p1 SEQ p3)`` on outer
+            intervals, so a blocked pair hides an unblocked pair with the same hull (note 5 T6b).
+        not_local_vars: A6, variables occurring only in the negated part ``p1``.
+            ``"existential"`` (default, ETALIS-D; the implementation, note 5 T6c): they are existentially
+            quantified inside the negation, any instance of ``p1`` blocks. ``"free"``: the literal
+            "for every mu" reading of Figure 2 over an infinite constant domain: some value of the local
+            variable never occurs, so a negation with a local variable never blocks.
+        during_result: A5, the interval of ``p1 DURING p2``. ``"container"`` (default, Figure 2 and the
+            hull principle of note 2.6): the interval of ``p2``. ``"contained"``: the interval of ``p1``, as
+            Figure 1 draws it. (With ``"contained"`` the time-stratification of note 2.4 can fail; the oracle
+            then reports the missing/non-unique model.)
+        proper_intervals_only: A9. ``False`` (default, Figure 2 as printed): points may take part in
+            EQUALS, MEETS, STARTS, FINISHES (DURING and PAR exclude them anyway). ``True``: every operand of
+            DURING, STARTS, FINISHES, EQUALS and MEETS must be a proper interval (``start < end``), as the
+            operational checks (16)-(21) and Allen's algebra require.
+        window: A4, the meaning of ``(p).q`` (and of ``event_rule_window``). ``"at_most"`` (default;
+            Figure 1 settles it): ``end - start <= q``. ``"exactly"``: the companion's printed
+            ``end - start = q``.
+    """
+
+    not_reading: Literal["per_witness", "literal"] = "per_witness"
+    not_local_vars: Literal["existential", "free"] = "existential"
+    during_result: Literal["container", "contained"] = "container"
+    proper_intervals_only: bool = False
+    window: Literal["at_most", "exactly"] = "at_most"
+
+    def __post_init__(self) -> None:
+        allowed = {"not_reading": ("per_witness", "literal"), "not_local_vars": ("existential", "free"),
+                   "during_result": ("container", "contained"), "proper_intervals_only": (False, True),
+                   "window": ("at_most", "exactly")}
+        for name, vals in allowed.items():
+            v = getattr(self, name)
+            if v not in vals or (name == "proper_intervals_only" and not isinstance(v, bool)):
+                raise ValueError(f"Options.{name} must be one of {vals}, got {v!r}")
