@@ -1,0 +1,29 @@
+"""Incremental ETALIS evaluator: event-driven backward chaining (note etalis.md section 3, 9.5).
+
+``evaluator(program, options)`` binarizes every event rule into one goal store per sub-pattern (the same node
+structure as the clingo oracle ``asp/etalis.py``, note 9.2) and returns an :class:`engine.etalis.evaluate.Evaluator`
+with ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``, ``path`` and ``stats()``.
+Results are ``(atom_text, start, end)``, each emitted exactly once.  Only the UNRESTRICTED consumption policy
+(= the declarative minimal model, Figure 2) is implemented.
+"""
+from __future__ import annotations
+
+from semantics.etalis import ast as A
+from semantics.etalis.options import Options
+
+from engine.etalis.evaluate import Evaluator, UnsupportedError
+
+__all__ = ["Evaluator", "UnsupportedError", "evaluator"]
+
+
+def evaluator(program: A.Program, options: Options = Options(), policy: str = "unrestricted") -> Evaluator:
+    """The incremental evaluator of ``program`` under ``options`` (see :mod:`engine.etalis.evaluate`).
+
+    Raises:
+        UnsupportedError: a policy other than ``"unrestricted"``, a switch value the engine does not implement
+            (``not_reading="literal"``; ``during_result="contained"`` together with ``not``), or any construct
+            the oracle rejects (floats, ``/``, arithmetic in event patterns, ...).
+    """
+    if policy != "unrestricted":
+        raise UnsupportedError(f"consumption policy {policy!r} is not implemented (only 'unrestricted')")
+    return Evaluator(program, options)

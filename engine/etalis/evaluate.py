@@ -1,0 +1,655 @@
+"""Event-driven backward chaining, UNRESTRICTED policy (note etalis.md 3.1-3.11 and 9.5).
+
+Binarization (3.1): every pattern node of every event rule (after folding ``event_rule_window`` in as
+``(body).w``) is a node with a tuple of the variables it binds (the oracle's ``V_n``, note 9.2).  The
+children of a binary operator or of ``not`` keep a *goal store*: their instances indexed by the values of the
+variables shared with the sibling(s) (3.2).  An incoming stream event, and every derived event (recursion), is
+dispatched to the event-atom leaves of its predicate (3.3, ``for_each``).  A new instance of a node is joined
+with *all* stored instances of its sibling (unrestricted: nothing is consumed, A10), with the relation and hull
+of note 2.6; a new instance at the root of a rule derives the head, which is fed back.
+
+Timing (9.5): events arrive in non-decreasing end time.  Every derived instance ends at the latest end of its
+ingredients (hull), so everything derived while the clock is at ``t`` ends at ``t``; within one time step the
+derivation is monotone, because ``not(p1).[p2,p3]`` only consults ``p1`` instances ending before ``s3 <= t``,
+which are final (time stratification, note 2.4).  Hence each result is emitted by the push that derives it.
+Time points ``q`` (A19) are injected when the clock reaches ``q`` (at the first event with end >= q, or at
+``close()``); results that end at a time point are emitted then.
+
+Garbage collection (3.11 / 9.5.4): windows are pushed down.  A new instance longer than the tightest window
+on its node or above it is dropped (hull monotonicity); a *stored* instance is swept once ``clock - start``
+exceeds the tightest window *strictly above* its node (the join that uses it happens at its parent, so a
+window on the node itself does not bound the later result; found by the differential test).  Without
+windows, stores grow without bound.
+
+Where-conditions follow the oracle's compilation exactly: negation normal form (``\\+`` pushed to the
+literals, a negated comparison is the complementary comparison), integer arithmetic ``+ - * // rem mod ** ^
+abs min max`` (``//`` and ``rem`` truncate toward zero; undefined arithmetic on non-integers makes the literal
+false in either polarity), comparisons of non-integers in clingo's symbol order.  The static model (LHM of the
+static rules) is computed once at build time with clingo, from the oracle's own static-rule encoding.
+
+Options: ``not_local_vars``, ``proper_intervals_only``, ``window`` are implemented; ``during_result="contained"``
+only for programs without ``not`` (it breaks the hull/time stratification; GC is then disabled);
+``not_reading="literal"`` raises :class:`UnsupportedError` (its result at ``t`` is not monotone in the events
+arriving at ``t``).
+"""
+from __future__ import annotations
+
+import time as _time
+from collections import defaultdict
+from functools import lru_cache
+from typing import Any, Iterator, Optional
+
+import clingo
+
+from asp.etalis import UnsupportedError, compile_program, decode_atom, _term, _Vars
+from semantics.etalis import ast as A
+from semantics.etalis.options import Options
+
+__all__ = ["Evaluator", "UnsupportedError"]
+
+Result = tuple[str, int, int]
+
+_CMP = {"<": "<", ">": ">", "=<": "<=", "<=": "<=", ">=": ">=", "=:=": "=", "=\\=": "!=", "==": "=",
+        "\\==": "!=", "=": "=", "\\=": "!=", "!=": "!="}
+_NEG = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
+
+
+# ------------------------------------------------------------------------------------------------ terms
+@lru_cache(maxsize=100_000)
+def _symbol(t: A.Term) -> clingo.Symbol:
+    """A ground value as the oracle's clingo symbol (for clingo's total order on non-integers)."""
+    return clingo.parse_term(_term(t, _Vars()))
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _arith(t: A.Term, env: dict) -> Optional[int]:
+    """Integer value of an arithmetic term, None when undefined (as clingo: the rule instance is dropped)."""
+    if isinstance(t, A.Var):
+        v = env.get(t.name)
+        return v.value if isinstance(v, A.Num) and isinstance(v.value, int) else None
+    if isinstance(t, A.Num):
+        return t.value if isinstance(t.value, int) else None
+    if isinstance(t, A.Compound) and t.is_arithmetic:
+        args = [_arith(a, env) for a in t.args]
+        if any(a is None for a in args):
+            return None
+        f = t.functor
+        if len(args) == 2:
+            a, b = args
+            if f == "+":
+                return a + b
+            if f == "-":
+                return a - b
+            if f == "*":
+                return a * b
+            if f in ("//", "rem", "mod"):
+                if b == 0:
+                    return None
+                r = a - b * _trunc_div(a, b)
+                if f == "//":
+                    return _trunc_div(a, b)
+                if f == "rem":
+                    return r
+                r2 = r + b
+                return r2 - b * _trunc_div(r2, b)
+            if f in ("**", "^"):
+                if b < 0:
+                    return None if a == 0 else (a if abs(a) == 1 and b % 2 else (1 if abs(a) == 1 else 0))
+                return a ** b
+            if f == "min":
+                return min(a, b)
+            if f == "max":
+                return max(a, b)
+        if len(args) == 1:
+            if f == "-":
+                return -args[0]
+            if f == "abs":
+                return abs(args[0])
+        return None
+    return None
+
+
+def _value(t: A.Term, env: dict) -> Optional[A.Term]:
+    """A term under ``env`` as a ground value (AST term, integers as ``Num``); None when undefined."""
+    if isinstance(t, A.Var):
+        return env.get(t.name)
+    if isinstance(t, (A.Num, A.Sym, A.Str)):
+        return t
+    if isinstance(t, A.List):
+        items = tuple(_value(i, env) for i in t.items)
+        return None if any(i is None for i in items) else A.List(items)
+    if isinstance(t, A.Compound):
+        if t.is_arithmetic:
+            v = _arith(t, env)
+            return None if v is None else A.Num(v)
+        args = tuple(_value(a, env) for a in t.args)
+        return None if any(a is None for a in args) else A.Compound(t.functor, args)
+    raise TypeError(t)
+
+
+def _unify(p: A.Term, g: A.Term, env: dict) -> bool:
+    """Match pattern term ``p`` against ground value ``g``, extending ``env`` in place."""
+    if isinstance(p, A.Var):
+        if p.name == "_":
+            return True
+        v = env.get(p.name)
+        if v is None:
+            env[p.name] = g
+            return True
+        return v == g
+    if isinstance(p, (A.Num, A.Sym, A.Str)):
+        return p == g
+    if isinstance(p, A.List):
+        return (isinstance(g, A.List) and len(g.items) == len(p.items)
+                and all(_unify(a, b, env) for a, b in zip(p.items, g.items)))
+    if isinstance(p, A.Compound):
+        if p.is_arithmetic:
+            v = _value(p, env)
+            return v is not None and v == g
+        return (isinstance(g, A.Compound) and g.functor == p.functor and len(g.args) == len(p.args)
+                and all(_unify(a, b, env) for a, b in zip(p.args, g.args)))
+    raise TypeError(p)
+
+
+def _compare(a: A.Term, op: str, b: A.Term) -> bool:
+    if op == "=":
+        return a == b
+    if op == "!=":
+        return a != b
+    if isinstance(a, A.Num) and isinstance(b, A.Num):
+        x, y = a.value, b.value
+    else:
+        x, y = _symbol(a), _symbol(b)
+    if op == "<":
+        return x < y
+    if op == "<=":
+        return x <= y
+    if op == ">":
+        return x > y
+    if op == ">=":
+        return x >= y
+    raise ValueError(op)
+
+
+# ------------------------------------------------------------------------------------------------ variables
+def _cond_bound(c: A.Cond) -> set[str]:
+    out: set[str] = set()
+    for it in A.conjuncts(c):
+        if isinstance(it, (A.StaticAtom, A.Is, A.Cmp)):
+            out |= {v.name for v in A.cond_vars(it)}
+    return out - {"_"}
+
+
+def _bound(p: A.Pattern) -> set[str]:
+    """Variables visible at a pattern node (identical to the oracle's ``_bound``, note 9.2 V_n)."""
+    if isinstance(p, A.EventAtom):
+        return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
+    if isinstance(p, A.TimePoint):
+        return set()
+    if isinstance(p, A.Window):
+        return _bound(p.pattern)
+    if isinstance(p, A.Where):
+        return _bound(p.pattern) | _cond_bound(p.cond)
+    if isinstance(p, A.Not):
+        return _bound(p.start) | _bound(p.end)
+    if isinstance(p, A.Binary):
+        lb, rb = _bound(p.left), _bound(p.right)
+        return lb & rb if p.op == "or" else lb | rb
+    raise TypeError(p)
+
+
+def _pattern_vars(p: A.Pattern) -> set[str]:
+    out: set[str] = set()
+    for n in A.pattern_nodes(p):
+        if isinstance(n, A.EventAtom):
+            out |= {v.name for a in n.args for v in A.term_vars(a)}
+        elif isinstance(n, A.Where):
+            out |= {v.name for v in A.cond_vars(n.cond)}
+    return out - {"_"}
+
+
+# ------------------------------------------------------------------------------------------------ nodes
+class _Node:
+    """One binarized sub-pattern (goal store of its parent's join)."""
+    __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
+                 "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey")
+
+    def __init__(self, nid: int, p: A.Pattern, rule: int, q: Optional[int]) -> None:
+        self.id = nid
+        self.p = p
+        self.kind = type(p).__name__ if not isinstance(p, A.Binary) else p.op
+        self.names: tuple[str, ...] = tuple(sorted(_bound(p)))
+        self.parent: Optional[_Node] = None
+        self.side = ""
+        self.children: list[_Node] = []
+        self.rule = rule
+        self.q = q                      # tightest window on the node or above it: longer instances are dead
+        self.gq = q                     # tightest window strictly above it: GC of stored instances
+        self.stored = False             # parent joins on this node's instances
+        self.store: dict[tuple, list] = defaultdict(list)
+        self.seen: set = set()
+        self.key_idx: tuple[int, ...] = ()
+        self.build: tuple = ()          # how the parent tuple is built from (left, right) values
+        self.never_blocks = False
+        self.nkey: tuple[int, ...] = ()  # NOT node: gap tuple positions -> negated store key
+        self.count = 0
+        self.swept = None
+
+
+class Evaluator:
+    """Incremental unrestricted ETALIS evaluator (see the module docstring)."""
+
+    path = "etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp monotone fixpoint"
+
+    def __init__(self, program: A.Program, options: Options = Options()) -> None:
+        # the oracle's compiler validates the program (floats, '/', arithmetic in patterns, NOT variable clash)
+        compile_program(program, options)
+        self.program = program
+        self.o = options
+        has_not = any(isinstance(n, A.Not) for r in program.event_rules
+                      for n in A.pattern_nodes(program.effective_body(r)))
+        if options.not_reading != "per_witness":
+            raise UnsupportedError("not_reading='literal' is not implemented by the incremental engine (a "
+                                   "literal NOT result at t can be retracted by a later event at t)")
+        if options.during_result == "contained" and has_not:
+            raise UnsupportedError("during_result='contained' with not(..) breaks the time stratification the "
+                                   "incremental engine relies on")
+        self.contained = options.during_result == "contained"
+        self.derived = program.derived_predicates()
+        self.static = self._static_model(program)
+        self.nodes: list[_Node] = []
+        self.leaves: dict[tuple[str, int], list[_Node]] = defaultdict(list)
+        self.points: list[tuple[int, _Node]] = []
+        self.roots: list[tuple[_Node, A.EventRule]] = []
+        for i, r in enumerate(program.event_rules):
+            root = self._build(program.effective_body(r), i, None, r)
+            self.roots.append((root, r))
+        self.points.sort(key=lambda x: x[0])
+        self._pi = 0                     # next time point to inject
+        self.clock: Optional[int] = None
+        self.ev_seen: set = set()
+        self.work: list = []
+        self.out: list[Result] = []
+        self.n_events = 0
+        self.n_results = 0
+        self.n_facts = 0
+        self.closed = False
+
+    # ---------------------------------------------------------------- build
+    @staticmethod
+    def _static_model(program: A.Program) -> dict[tuple[str, int], set[tuple]]:
+        """LHM of the static rules, computed once with clingo from the oracle's encoding (note 9.1)."""
+        statics = A.Program(tuple(s for s in program.statements if isinstance(s, A.StaticRule)))
+        model: dict[tuple[str, int], set[tuple]] = defaultdict(set)
+        if not statics.statements:
+            return model
+        text = compile_program(statics).text
+        ctl = clingo.Control(["1"])
+        ctl.add("base", [], text + "\n#defined sa/1.\n")
+        ctl.ground([("base", [])])
+        syms: list = []
+        ctl.solve(on_model=lambda m: syms.extend(m.symbols(atoms=True)))
+        for s in syms:
+            if s.name == "sa" and len(s.arguments) == 1:
+                a = decode_atom(s.arguments[0])
+                model[(a.name, len(a.args))].add(a.args)
+        return model
+
+    def _build(self, p: A.Pattern, rule: int, q: Optional[int], r: A.EventRule) -> _Node:
+        gq = q
+        if isinstance(p, A.Window) and not self.contained:
+            q = p.length if q is None else min(q, p.length)
+        n = _Node(len(self.nodes), p, rule, None if self.contained else q)
+        n.gq = None if self.contained else gq
+        self.nodes.append(n)
+        if isinstance(p, A.EventAtom):
+            self.leaves[p.key].append(n)
+        elif isinstance(p, A.TimePoint):
+            self.points.append((int(p.value), n))
+        elif isinstance(p, (A.Window, A.Where)):
+            c = self._build(p.pattern, rule, q, r)
+            self._link(n, [(c, "c")])
+        elif isinstance(p, A.Binary):
+            lc = self._build(p.left, rule, q, r)
+            rc = self._build(p.right, rule, q, r)
+            self._link(n, [(lc, "l"), (rc, "r")])
+            if p.op != "or":
+                shared = sorted(set(lc.names) & set(rc.names))
+                for c in (lc, rc):
+                    c.stored = True
+                    c.key_idx = tuple(c.names.index(x) for x in shared)
+                n.build = tuple((0, lc.names.index(x)) if x in lc.names else (1, rc.names.index(x))
+                                for x in n.names)
+            else:
+                n.build = (tuple(lc.names.index(x) for x in n.names), tuple(rc.names.index(x) for x in n.names))
+        elif isinstance(p, A.Not):
+            sc = self._build(p.start, rule, q, r)
+            ec = self._build(p.end, rule, q, r)
+            nc = self._build(p.negated, rule, q, r)
+            self._link(n, [(sc, "s"), (ec, "e"), (nc, "n")])
+            shared = sorted(set(sc.names) & set(ec.names))
+            for c in (sc, ec):
+                c.stored = True
+                c.key_idx = tuple(c.names.index(x) for x in shared)
+            n.build = tuple((0, sc.names.index(x)) if x in sc.names else (1, ec.names.index(x))
+                            for x in n.names)
+            nshared = sorted(set(nc.names) & set(n.names))
+            nc.stored = True
+            nc.key_idx = tuple(nc.names.index(x) for x in nshared)
+            n.nkey = tuple(n.names.index(x) for x in nshared)   # gap tuple -> negated store key
+            local = _pattern_vars(p.negated) - set(n.names)
+            n.never_blocks = bool(local) and self.o.not_local_vars == "free"
+        else:
+            raise TypeError(p)
+        return n
+
+    @staticmethod
+    def _link(parent: _Node, kids: list[tuple[_Node, str]]) -> None:
+        for c, side in kids:
+            c.parent = parent
+            c.side = side
+            parent.children.append(c)
+
+    # ---------------------------------------------------------------- API
+    def update(self, event: Any) -> None:
+        """Consume the next stream event (``StreamEvent``: ground atom, start, end); ends must not decrease."""
+        if self.closed:
+            raise RuntimeError("evaluator is closed")
+        s, e = int(event.start), int(event.end)
+        if e < s:
+            raise ValueError(f"event {event}: end < start")
+        if self.clock is not None and e < self.clock:
+            raise ValueError(f"event {event} arrives out of order (end {e} < clock {self.clock}); events must "
+                             "arrive in non-decreasing end time (note 9.5.7)")
+        for a in event.atom.args:
+            if not _ground_int_terms(a):
+                raise UnsupportedError(f"stream event {event.atom}: floats/non-ground terms are not supported "
+                                       "(integer data, as in the clingo oracle)")
+        self.out = []
+        self._advance(e)
+        self.n_events += 1
+        self._derive(event.atom.name, tuple(event.atom.args), s, e)
+        self._run()
+
+    def outputs(self) -> Iterator[Result]:
+        """The results determined by the last ``update`` (or ``close``)."""
+        return iter(self.out)
+
+    def push(self, event: Any) -> list[Result]:
+        self.update(event)
+        return list(self.out)
+
+    def close(self) -> list[Result]:
+        """End of stream: inject the remaining time points; returns the results ending at them."""
+        self.out = []
+        if not self.closed:
+            while self._pi < len(self.points):
+                self._advance(self.points[self._pi][0])
+                self._run()
+            self.closed = True
+        return list(self.out)
+
+    def run(self, events) -> list[Result]:
+        res: list[Result] = []
+        for ev in events:
+            res.extend(self.push(ev))
+        res.extend(self.close())
+        return res
+
+    def stats(self) -> dict:
+        return {"events": self.n_events, "results": self.n_results, "instances": self.n_facts,
+                "stored": sum(len(v) for n in self.nodes for v in n.store.values()), "nodes": len(self.nodes),
+                "clock": self.clock}
+
+    # ---------------------------------------------------------------- time
+    def _advance(self, t: int) -> None:
+        """Move the clock to ``t``, first processing every time point ``q < t`` as its own time step."""
+        pts = self.points
+        while self._pi < len(pts) and pts[self._pi][0] < t:
+            q = pts[self._pi][0]
+            self._set_clock(q)
+            while self._pi < len(pts) and pts[self._pi][0] == q:
+                self._add(pts[self._pi][1], (), q, q)
+                self._pi += 1
+            self._run()
+        self._set_clock(t)
+        while self._pi < len(pts) and pts[self._pi][0] == t:
+            self._add(pts[self._pi][1], (), t, t)
+            self._pi += 1
+
+    def _set_clock(self, t: int) -> None:
+        if self.clock is not None and t <= self.clock:
+            return
+        self.clock = t
+        if not self.contained:          # every instance derived at t ends at t: older dedup keys are dead
+            self.ev_seen.clear()
+            for n in self.nodes:
+                if n.seen:
+                    n.seen.clear()
+        for n in self.nodes:            # GC (note 3.11): sweep stores once per window length
+            if n.gq is None or not n.store:
+                continue
+            if n.swept is None:
+                n.swept = t
+            elif t - n.swept > n.gq:
+                n.swept = t
+                lim = t - n.gq
+                dead = []
+                for k, lst in n.store.items():
+                    keep = [f for f in lst if f[1] >= lim]
+                    if len(keep) != len(lst):
+                        if keep:
+                            n.store[k] = keep
+                        else:
+                            dead.append(k)
+                for k in dead:
+                    del n.store[k]
+
+    # ---------------------------------------------------------------- derivation
+    def _derive(self, name: str, args: tuple, s: int, e: int) -> None:
+        key = (name, args, s, e)
+        if key in self.ev_seen:
+            return
+        self.ev_seen.add(key)
+        pk = (name, len(args))
+        if pk in self.derived:
+            self.out.append((str(A.EventAtom(name, args)), s, e))
+            self.n_results += 1
+        for leaf in self.leaves.get(pk, ()):
+            env: dict = {}
+            if all(_unify(p, g, env) for p, g in zip(leaf.p.args, args)):
+                self._add(leaf, tuple(env[x] for x in leaf.names), s, e)
+
+    def _add(self, n: _Node, vals: tuple, s: int, e: int) -> None:
+        if n.q is not None and e - s > n.q:
+            return                       # pushed window constraint: can never contribute
+        f = (vals, s, e)
+        if f in n.seen:
+            return
+        n.seen.add(f)
+        self.n_facts += 1
+        if n.stored:
+            n.store[tuple(vals[i] for i in n.key_idx)].append(f)
+        self.work.append((n, f))
+
+    def _run(self) -> None:
+        work = self.work
+        while work:
+            n, f = work.pop()
+            self._process(n, f)
+
+    def _process(self, n: _Node, f: tuple) -> None:
+        vals, s, e = f
+        p = n.parent
+        if p is None:                    # rule root: derive the head, feed it back (recursion)
+            r = self.program.event_rules[n.rule]
+            env = dict(zip(n.names, vals))
+            args = tuple(_value(a, env) for a in r.head.args)
+            if any(a is None for a in args):
+                return
+            self._derive(r.head.name, args, s, e)
+            return
+        k = p.kind
+        if k == "Window":
+            w = p.p.length
+            if (e - s <= w) if self.o.window == "at_most" else (e - s == w):
+                self._add(p, vals, s, e)
+        elif k == "Where":
+            env = dict(zip(n.names, vals))
+            for env2 in _solve(p.p.cond, env, False, self.static):
+                try:
+                    out = tuple(env2[x] for x in p.names)
+                except KeyError:
+                    continue
+                self._add(p, out, s, e)
+        elif k == "or":
+            idx = p.build[0] if n.side == "l" else p.build[1]
+            self._add(p, tuple(vals[i] for i in idx), s, e)
+        elif k == "Not":
+            self._not(p, n, f)
+        else:
+            self._join(p, n, f)
+
+    def _join(self, p: _Node, n: _Node, f: tuple) -> None:
+        left = n.side == "l"
+        sib = p.children[1] if left else p.children[0]
+        bucket = sib.store.get(tuple(f[0][i] for i in n.key_idx))
+        if not bucket:
+            return
+        op = p.kind
+        proper = self.o.proper_intervals_only
+        contained = self.contained
+        build = p.build
+        for g in bucket:
+            lf, rf = (f, g) if left else (g, f)
+            s1, e1 = lf[1], lf[2]
+            s2, e2 = rf[1], rf[2]
+            if op == "seq":
+                if not e1 < s2:
+                    continue
+                res = (s1, e2)
+            elif op == "and":
+                res = (min(s1, s2), max(e1, e2))
+            elif op == "par":
+                if not (s1 < e2 and s2 < e1 and s1 < e1 and s2 < e2):
+                    continue
+                res = (min(s1, s2), max(e1, e2))
+            elif op == "equals":
+                if not (s1 == s2 and e1 == e2) or (proper and not (s1 < e1 and s2 < e2)):
+                    continue
+                res = (s1, e1)
+            elif op == "meets":
+                if not e1 == s2 or (proper and not (s1 < e1 and s2 < e2)):
+                    continue
+                res = (s1, e2)
+            elif op == "during":
+                if not (s2 < s1 < e1 < e2):
+                    continue
+                res = (s1, e1) if contained else (s2, e2)
+            elif op == "starts":
+                if not (s1 == s2 and e1 < e2) or (proper and not (s1 < e1 and s2 < e2)):
+                    continue
+                res = (s2, e2)
+            elif op == "finishes":
+                if not (e1 == e2 and s2 < s1) or (proper and not (s1 < e1 and s2 < e2)):
+                    continue
+                res = (s2, e2)
+            else:  # pragma: no cover
+                raise UnsupportedError(f"unknown operator {op}")
+            lv, rv = lf[0], rf[0]
+            self._add(p, tuple(lv[i] if side == 0 else rv[i] for side, i in build), res[0], res[1])
+
+    def _not(self, p: _Node, n: _Node, f: tuple) -> None:
+        """not(p1).[p2,p3], per-witness (A7, Algorithm 3.4 with A8): a gap p2<s,e2>, p3<s3,e> with e2 < s3 and
+        no stored p1 with e2 < start and end < s3 (joined on shared variables, locals existential, A6)."""
+        if n.side == "n":
+            return                       # blockers are consulted by later gaps (they end before s3 <= now)
+        sc, ec, nc = p.children
+        start_side = n.side == "s"
+        sib = ec if start_side else sc
+        bucket = sib.store.get(tuple(f[0][i] for i in n.key_idx))
+        if not bucket:
+            return
+        for g in bucket:
+            sf, ef = (f, g) if start_side else (g, f)
+            e2, s3 = sf[2], ef[1]
+            if not e2 < s3:
+                continue
+            sv, ev = sf[0], ef[0]
+            vals = tuple(sv[i] if side == 0 else ev[i] for side, i in p.build)
+            if not p.never_blocks:
+                blockers = nc.store.get(tuple(vals[i] for i in p.nkey))
+                if blockers and any(e2 < b[1] and b[2] < s3 for b in blockers):
+                    continue
+            self._add(p, vals, sf[1], ef[2])
+
+
+def _ground_int_terms(t: A.Term) -> bool:
+    """A stream argument: ground, no floats."""
+    if isinstance(t, A.Var):
+        return False
+    if isinstance(t, A.Num):
+        return isinstance(t.value, int)
+    if isinstance(t, A.List):
+        return all(_ground_int_terms(i) for i in t.items)
+    if isinstance(t, A.Compound):
+        return all(_ground_int_terms(a) for a in t.args)
+    return True
+
+
+# ------------------------------------------------------------------------------------------------ conditions
+def _solve(c: A.Cond, env: dict, neg: bool, static: dict) -> Iterator[dict]:
+    """Environments satisfying ``c`` (``neg``: its negation), in the oracle's NNF/DNF reading."""
+    if isinstance(c, A.CNot):
+        yield from _solve(c.cond, env, not neg, static)
+        return
+    if isinstance(c, (A.CAnd, A.COr)):
+        if isinstance(c, A.CAnd) != neg:
+            envs = [env]
+            for it in c.items:
+                envs = [e2 for e1 in envs for e2 in _solve(it, e1, neg, static)]
+                if not envs:
+                    return
+            yield from envs
+        else:
+            for it in c.items:
+                yield from _solve(it, env, neg, static)
+        return
+    if isinstance(c, A.StaticAtom):
+        facts = static.get(c.key, ())
+        if not neg:
+            for args in facts:
+                e2 = dict(env)
+                if all(_unify(p, g, e2) for p, g in zip(c.args, args)):
+                    yield e2
+        else:
+            vals = tuple(_value(a, env) for a in c.args)
+            if all(v is not None for v in vals) and vals not in facts:
+                yield env
+        return
+    if isinstance(c, A.Is):
+        left, op, right = c.var, "=", c.expr
+    elif isinstance(c, A.Cmp):
+        left, op, right = c.left, _CMP[c.op], c.right
+    else:
+        raise TypeError(c)
+    if neg:
+        op = _NEG[op]
+    if op == "=":
+        for a, b in ((left, right), (right, left)):
+            if isinstance(a, A.Var) and a.name != "_" and a.name not in env:
+                v = _value(b, env)
+                if v is not None:
+                    e2 = dict(env)
+                    e2[a.name] = v
+                    yield e2
+                return
+    a, b = _value(left, env), _value(right, env)
+    if a is None or b is None:
+        return
+    if _compare(a, op, b):
+        yield env
