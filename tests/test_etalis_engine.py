@@ -8,7 +8,6 @@ hypothesis differential property over random rule sets and streams, and the pref
 point ``q`` are reported by the oracle on a prefix but are not yet emitted, hence the restriction to end <= t.)
 """
 import json
-import time
 from pathlib import Path
 
 import pytest

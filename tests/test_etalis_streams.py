@@ -1,5 +1,4 @@
 """ETALIS streams: JSON Lines event atoms and .stream files (semantics.etalis.streams)."""
-import json
 
 import pytest
 from hypothesis import given

@@ -6,11 +6,11 @@ import clingo
 import pytest
 
 from asp.cel import oracle as cel_oracle
-from asp.oracle import (Limits, OracleError, OracleResult, Solver, Stats, Undecided, asp_string,
+from asp.oracle import (Limits, OracleError, OracleResult, Solver, Undecided, asp_string,
                         asp_unstring, isolated, py_symbol, run)
 from semantics.cel import ast as A
 from semantics.cel.parser import parse
-from semantics.events import Event, Stream
+from semantics.events import Stream
 
 HOSTILE = [
     'a"). in(1). %',

@@ -34,7 +34,6 @@ arriving at ``t``).
 """
 from __future__ import annotations
 
-import time as _time
 from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Iterator, Optional

@@ -27,7 +27,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Iterator, Optional
+from typing import Iterator, Optional
 
 import networkx as nx
 
