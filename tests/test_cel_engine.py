@@ -394,14 +394,13 @@ def test_ecs_enumeration_matches_count_and_window(seed, n):
 def test_window_gc_cuts_only_expired():
     gc = ecs.WindowGC(3)
     leaves = [ecs.out(i, ecs.BOTTOM) for i in range(6)]
-    u = ecs.union(leaves[2:5])
-    gc.register(u)
+    u = ecs.union(leaves[2:5], reg=gc.register)     # binary chain (4, (3, 2))
     assert ecs.count(u) == 3
     gc.advance(3)
     assert ecs.count(u, 3) == 2 and len(u[1]) == 2
     gc.advance(4)
     assert len(u[1]) == 1 and list(ecs.enumerate_ces(u, 4)) == [(4,)]
-    assert gc.cuts == 2
+    assert gc.cuts == 3          # 2 and 3 from the inner union, the inner union from the root
 
 
 def _path_unions(root, ce):
@@ -429,18 +428,164 @@ def _path_unions(root, ce):
     return r
 
 
+def _enum_steps(node, lo):
+    """:func:`ecs.enumerate_ces` instrumented: yields ``(ce, steps)`` where ``steps`` counts every
+    stack pop, node visit and kid inspection since the previous output (the delay)."""
+    if node is None or node[0] < lo:
+        return
+    path: list = []
+    stack = [(node, 0)]
+    steps = 0
+    while stack:
+        node, plen = stack.pop()
+        steps += 1
+        del path[plen:]
+        while True:
+            steps += 1
+            n = len(node)
+            if n == 3:
+                path.append(node[1])
+                node = node[2]
+            elif n == 2:
+                kids = node[1]
+                pl = len(path)
+                i = len(kids) - 1
+                while i > 0 and kids[i][0] < lo:
+                    i -= 1
+                    steps += 1
+                while i > 0:
+                    stack.append((kids[i], pl))
+                    i -= 1
+                    steps += 1
+                node = kids[0]
+            else:
+                yield tuple(reversed(path)), steps
+                steps = 0
+                break
+
+
+DELAY_C = 4     # steps between consecutive outputs <= DELAY_C * (|C| + 1)
+
+
 @given(cel_cases(min_len=1, max_len=7, strategies=ALL_STRICT, unary_only=True, safe_only=True,
                  allow_and=False))
 def test_enumeration_delay_bound(case):
-    """Unions on the path of C are at most |C| + span(C) + 1 (ecs module docstring), and the
-    output roots are pairwise disjoint."""
+    """Output-linear delay (CORE tECS): the work between two consecutive outputs (and before the
+    first) is at most ``DELAY_C * (|C| + 1)`` steps, also under the window bound; the output
+    roots are pairwise disjoint (every CE has exactly one DAG path)."""
     query, stream = case
     ev = evaluator(query)
     for e in stream:
         ev.update(e)
+        lo = ev.lower if ev.lower is not None else -ecs.INF
         for root in ev.output_nodes():
-            for c in ecs.enumerate_ces(root, ev.lower):
-                assert _path_unions(root, c) <= len(c) + (c[-1] - c[0]) + 1, (str(query), c)
+            for c, steps in _enum_steps(root, lo):
+                assert steps <= DELAY_C * (len(c) + 1), (str(query), c, steps)
+                _path_unions(root, c)
+
+
+@pytest.mark.parametrize("q", ["A AS a ; B AS b ; C AS c WITHIN 100", "(A AS a)+ ; B AS b WITHIN 50",
+                               "(A AS a)+ ; (B AS b)+ ; C AS c WITHIN 40", "(A AS a)+ ; (B AS b)+ ; C AS c",
+                               "((A AS a)+ ; (B AS b)+)+ ; C AS c WITHIN 30",
+                               "(A AS a ; (B AS b)+ ; C AS c)+ WITHIN 25"])
+def test_enumeration_delay_long_streams(q):
+    """The delay bound does not grow with the stream or the window (the old k-ary union chains
+    had O(|C| + span(C)) delay)."""
+    rng = random.Random(11)
+    ev = evaluator(parse(q))
+    n_out = 0
+    for i in range(1500):
+        ev.update(Event(rng.choice("ABCD"), i, {}, i))
+        lo = ev.lower if ev.lower is not None else -ecs.INF
+        for root in ev.output_nodes():
+            for c, steps in _enum_steps(root, lo):
+                assert steps <= DELAY_C * (len(c) + 1), (q, c, steps)
+                n_out += 1
+                if n_out > 20000:
+                    return
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a carried root merged, step after step, with "
+                   "a contribution whose max_start lies below the root's right child nests that "
+                   "right child one level deeper each time (see the ecs module docstring)")
+def test_enumeration_delay_adversarial_cea():
+    """Hand-built CEA (not produced by the query compiler): T is seeded with fresh starts by F,
+    then receives Out(j, p) with an older start at every E while carrying its own node."""
+    from engine.cel import evaluator_for_cea
+    from engine.cel.automaton import CEA, Label, Transition
+
+    def t(s, rel, m, d):
+        return Transition(s, Label(rel=rel), m, d)
+
+    cea = CEA(4, 0, frozenset({3}), [t(0, None, False, 0), t(0, "G", True, 1), t(0, "F", True, 2),
+                                     t(1, None, False, 1), t(1, "E", True, 2),
+                                     t(2, None, False, 2), t(2, "D", True, 3)])
+    ev = evaluator_for_cea(cea, "ALL")
+    for i, typ in enumerate("G" + "F" * 5 + "E" * 40 + "D"):
+        ev.update(Event(typ, i, {}, i))
+        for root in ev.output_nodes():
+            for c, steps in _enum_steps(root, -ecs.INF):
+                assert steps <= DELAY_C * (len(c) + 1), (c, steps)
+
+
+def _check_union_invariants(roots, lo=-ecs.INF):
+    """Binary unions, ``max_start(u) = max_start(left) >= max_start(right)``, and the roots (the
+    nodes kept per state and the output roots' children) have a non-union left child."""
+    seen: set = set()
+    for r in roots:
+        if r is not None and len(r) == 2 and r[0] >= lo:
+            assert len(r[1][0]) != 2, "root union with a union on the left"
+    stack = [r for r in roots if r is not None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if len(n) == 3:
+            stack.append(n[2])
+        elif len(n) == 2:
+            kids = n[1]
+            assert len(kids) <= 2
+            if n[0] < lo:
+                continue      # expired: the window collector may have cut it down
+            assert len(kids) >= 1 and n[0] == kids[0][0]
+            if len(kids) == 2:
+                assert kids[0][0] >= kids[1][0]
+            stack.extend(kids)
+
+
+def test_new_union_three_nodes():
+    o = lambda i, c=ecs.BOTTOM: ecs.out(i, c)
+    a = ecs.union([o(5), o(3)])
+    b = ecs.union([ecs.out(7, o(5)), o(4)])
+    assert a[0] == b[0] == 5 and len(a[1][0]) == 3 and len(b[1][0]) == 3
+    u = ecs.new_union(a, b)
+    l1, u1 = u[1]
+    assert l1 is a[1][0] and u1[1][0] is b[1][0]
+    u2 = u1[1][1]
+    assert u2[1] == [b[1][1], a[1][1]]            # larger max_start (4) on the left
+    _check_union_invariants([u])
+    assert sorted(ecs.enumerate_ces(u)) == sorted(list(ecs.enumerate_ces(a)) + list(ecs.enumerate_ces(b)))
+    # a non-union operand goes on the left, one node
+    v = ecs.new_union(a, o(5))
+    assert v[1][0] == o(5) and v[1][1] is a
+
+
+@given(st.integers(0, 10 ** 6), st.integers(1, 8))
+def test_union_invariants_random_dags(seed, n):
+    rng = random.Random(seed)
+    _check_union_invariants(_random_dag(rng, n))
+
+
+@given(cel_cases(min_len=1, max_len=9, strategies=ALL_STRICT, unary_only=True, safe_only=True,
+                 allow_and=False))
+def test_union_invariants_evaluator(case):
+    query, stream = case
+    ev = evaluator(query)
+    for e in stream:
+        ev.update(e)
+        lo = ev.lower if ev.lower is not None else -ecs.INF
+        _check_union_invariants(list(ev.nodes) + [o[2] for o in ev.output_nodes()], lo)
 
 
 @pytest.mark.parametrize("q", ["(A AS a)+ WITHIN 5", "STRICT((A AS a)+ WITHIN 5)",

@@ -7,7 +7,8 @@ list concatenation is an explicit union node:
 
     BOTTOM                   ⊥: the set {∅} (the empty partial CE)
     Out(pos, child)          "mark pos": { C ∪ {pos} | C ∈ child }   (every C in child < pos)
-    Union(k1, ..., kn)       k1 ∪ ... ∪ kn; the ki are pairwise **disjoint** (n >= 2)
+    Union(left, right)       left ∪ right, disjoint, **binary** (CORE's tECS, Bucchi et al.,
+                             VLDB 2022)
 
 "No node" (the empty set) is ``None``; the constructors never build a node for it.
 
@@ -16,9 +17,19 @@ CPython 3.11, 30 ns vs 125 ns):
 
     BOTTOM        = (INF,)                       len 1
     Out node      = (max_start, pos, child)      len 3
-    Union node    = (max_start, kids)            len 2, ``kids`` a list of >= 2 nodes sorted by
-                                                 max_start, largest first (a list only so that
-                                                 :class:`WindowGC` can cut expired kids, below)
+    Union node    = (max_start, [left, right])   len 2; ``max_start(left) == max_start >=
+                                                 max_start(right)``; the kid list is a list only
+                                                 so that :class:`WindowGC` can cut an expired
+                                                 right child (then it has one kid; an expired
+                                                 union, never visited again, may be emptied)
+
+Union invariants (CORE): a union is binary with its maximum on the left; a *root* union (a node
+kept per automaton state, a contribution to a step, the child of a fresh ``Out``) has a left
+child that is **not** a union.  Unions are built by :func:`merge` (CORE's union list: sort the
+contributions by max_start, combine equal ones with :func:`new_union`, split a union at the head
+into its non-union left child and its right child, then chain ``(n0, (n1, (... nk)))``) and by
+:func:`new_union` (equal max_start: a non-union operand goes left; two unions ``(l1, r1)``,
+``(l2, r2)`` give ``(l1, (l2, (r1 ⊕ r2)))`` with the larger of ``r1, r2`` on the left).
 
 ``node[0]`` is always ``max_start``: the largest ``min(C)`` over the CEs of the node (``INF`` for
 BOTTOM, whose only CE is empty).  ``Out(pos, BOTTOM)`` has ``max_start = pos``; otherwise
@@ -62,18 +73,21 @@ such nodes with ``lo=None`` after cutting.  The alternative :func:`compact` rebu
 but ~10x more expensive per node).
 
 Complexity (honest):
-  * construction: ``out`` is O(1); ``union`` is O(k log k) for k operands (k is bounded by the
-    automaton, never by the stream).
+  * construction: ``out`` is O(1); ``merge``/``union`` is O(k log k) for k operands (k is
+    bounded by the automaton, never by the stream or the window); ``new_union`` is O(1).
   * enumeration: no dead ends are ever entered (a node with ``max_start >= lo`` contains at least
-    one CE with ``min(C) >= lo``, and so does its first child), so every descent ends in an output
-    and no CE is produced twice when union operands are disjoint.  The cost of producing one CE C
-    is O(|C| + u) where u is the number of union nodes on its DAG path; unions on a path are
-    created at strictly decreasing stream positions, so ``u <= max C - min C + 1`` (the CE's span,
-    ``<= w + 1`` under ``WITHIN w``).  Backtracking is amortised into the descent.  So the delay is
-    output-linear *in the span*: O(|C| + span(C)) per CE, times the automaton-bounded fan-in of
-    unions; it is **not** the paper's constant delay (Algorithm 3's black/white stack over
-    flattened lists), which would need flattened union lists (quadratic memory here).  The total
-    time to enumerate a node is O(Σ_C (|C| + span(C))) and at most the size of the DAG unfolding.
+    one CE with ``min(C) >= lo``, and so does its left child), so every descent ends in an output
+    and no CE is produced twice when union operands are disjoint.  From a union the search goes
+    left and pushes the right child only if ``max_start(right) >= lo``, so every pushed entry
+    yields an output and the work between two outputs is O(|C| * d) where d bounds the number of
+    consecutive left steps through unions (the *left depth*).  Roots have d = 1 by construction;
+    a right child can be deeper (a chain cell whose left is a split-off right child, or
+    new_union's ``r1 ⊕ r2``).  Measured on the evaluators' DAGs (random queries and streams,
+    tests ``test_enumeration_delay_*``): d <= 2 and at most 3 steps per ``|C| + 1`` between
+    outputs.  **Not proven**: repeatedly merging a root with a non-union operand whose
+    max_start lies below the root's right child nests the right child one level deeper each
+    time (``merge([merge([(10, 9)], x5)], x4)...``), so d is unbounded for arbitrary merge
+    sequences; the old k-ary representation had O(|C| + span(C)) delay instead.
   * compaction: O(live nodes), iterative (no recursion limit).
   * WindowGC: each union is registered once under the max_start of its last (smallest) kid; when
     ``lo`` passes it the expired tail is popped and the union re-registered under its new last
@@ -102,19 +116,126 @@ def _ms(n: Node) -> int:
     return n[0]
 
 
-def union(nodes: Iterable[Optional[Node]], lo: Optional[int] = None) -> Optional[Node]:
+def new_union(a: Node, b: Node, lo: int = -INF, reg=None) -> Node:
+    """CORE's ``new_union`` of two disjoint nodes with **equal** ``max_start``.
+
+    If either is not a union it goes on the left (one new node).  If both are unions
+    ``a = (l1, r1)``, ``b = (l2, r2)``: ``u2 = (r1, r2)`` (larger max_start left; expired or cut
+    right children are dropped), ``u1 = (l2, u2)``, result ``(l1, u1)`` (three new nodes), so the
+    left child of the result is ``a``'s left child (not a union when ``a`` is a root)."""
+    if len(a) != 2:
+        u = (a[0], [a, b])
+    elif len(b) != 2:
+        u = (b[0], [b, a])
+    else:
+        ka = a[1]
+        kb = b[1]
+        r1 = ka[1] if len(ka) > 1 and ka[1][0] >= lo else None
+        r2 = kb[1] if len(kb) > 1 and kb[1][0] >= lo else None
+        l2 = kb[0]
+        if r1 is None:
+            u2 = r2
+        elif r2 is None:
+            u2 = r1
+        else:
+            u2 = (r1[0], [r1, r2]) if r1[0] >= r2[0] else (r2[0], [r2, r1])
+            if reg is not None:
+                reg(u2)
+        if u2 is None:
+            u1 = l2
+        else:
+            u1 = (l2[0], [l2, u2])
+            if reg is not None:
+                reg(u1)
+        l1 = ka[0]
+        u = (l1[0], [l1, u1])
+    if reg is not None:
+        reg(u)
+    return u
+
+
+def merge(parts: list, lo: int = -INF, reg=None) -> Node:
+    """CORE union-list merge of >= 1 pairwise disjoint nodes, all with ``max_start >= lo``
+    (``parts`` is reordered).  Entries are sorted by max_start (desc), equal ones combined by
+    :func:`new_union`; a union at the head is split into its left child (not a union) and its
+    right child (re-inserted); the list ``n0, n1, ..., nk`` then becomes the right-leaning chain
+    ``(n0, (n1, (... nk)))`` whose root has a non-union left child.  Every new union is passed to
+    ``reg`` (WindowGC registration).  Cost O(k log k), k = len(parts)."""
+    k = len(parts)
+    if k == 2:                      # fast path (the common case)
+        a, b = parts
+        ma = a[0]
+        mb = b[0]
+        if ma < mb:
+            a, b = b, a
+            ma, mb = mb, ma
+        elif ma == mb:
+            return new_union(a, b, lo, reg)
+        if len(a) == 2:             # union head: split it, insert its right child before/after b
+            kids = a[1]
+            l = kids[0]
+            if len(kids) > 1 and kids[1][0] >= lo:
+                r = kids[1]
+                mr = r[0]
+                if mr > mb:
+                    b = (mr, [r, b])
+                elif mr == mb:
+                    b = new_union(b, r, lo, reg) if len(r) == 2 else new_union(r, b, lo, reg)
+                else:
+                    b = (mb, [b, r])
+                if mr != mb and reg is not None:
+                    reg(b)
+            a = l
+        u = (ma, [a, b])
+        if reg is not None:
+            reg(u)
+        return u
+    if k == 1:
+        return parts[0]
+    parts.sort(key=_ms, reverse=True)
+    ul = [parts[0]]
+    for n in parts[1:]:
+        last = ul[-1]
+        if last[0] == n[0]:
+            ul[-1] = new_union(last, n, lo, reg)
+        else:
+            ul.append(n)
+    h = ul[0]
+    if len(h) == 2:
+        kids = h[1]
+        ul[0] = kids[0]
+        if len(kids) > 1 and kids[1][0] >= lo:
+            r = kids[1]
+            ms = r[0]
+            i = 1
+            k = len(ul)
+            while i < k and ul[i][0] > ms:
+                i += 1
+            if i < k and ul[i][0] == ms:
+                ul[i] = new_union(r, ul[i], lo, reg) if len(ul[i]) == 2 else new_union(ul[i], r, lo, reg)
+            else:
+                ul.insert(i, r)
+    acc = ul[-1]
+    for i in range(len(ul) - 2, -1, -1):
+        n = ul[i]
+        acc = (n[0], [n, acc])
+        if reg is not None:
+            reg(acc)
+    return acc
+
+
+def union(nodes: Iterable[Optional[Node]], lo: Optional[int] = None, reg=None) -> Optional[Node]:
     """Union of pairwise disjoint nodes; ``None`` operands and (with ``lo``) operands whose
-    ``max_start < lo`` are dropped.  Returns None, the single remaining node, or a Union node."""
+    ``max_start < lo`` are dropped.  Returns None, the single remaining node, or a binary Union
+    node built by :func:`merge`."""
     if lo is None:
         ks = [n for n in nodes if n is not None]
+        lo = -INF
     else:
         ks = [n for n in nodes if n is not None and n[0] >= lo]
     if not ks:
         return None
-    if len(ks) == 1:
-        return ks[0]
-    ks.sort(key=_ms, reverse=True)
-    return (ks[0][0], ks)
+    return merge(ks, lo, reg)
 
 
 def union2(a: Optional[Node], b: Optional[Node]) -> Optional[Node]:
@@ -123,9 +244,7 @@ def union2(a: Optional[Node], b: Optional[Node]) -> Optional[Node]:
         return b
     if b is None:
         return a
-    if a[0] >= b[0]:
-        return (a[0], [a, b])
-    return (b[0], [b, a])
+    return merge([a, b])
 
 
 def max_start(node: Node) -> int:
@@ -366,5 +485,5 @@ class WindowGC:
         return sum(len(b) for b in self.ring)
 
 
-__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "max_start", "is_bottom", "is_out",
+__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "new_union", "merge", "max_start", "is_bottom", "is_out",
            "is_union", "enumerate_ces", "enumerate_all", "count", "live_nodes", "compact"]

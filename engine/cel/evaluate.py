@@ -59,6 +59,7 @@ from typing import Any, Iterator, Optional
 
 from engine.cel.automaton import CEA, guard
 from engine.cel.ecs import BOTTOM, INF, WindowGC, compact, enumerate_all, live_nodes
+from engine.cel.ecs import merge as _merge
 from semantics.cel.ast import Cmp, Cmp2, PAnd, PNot, POr, PTrue
 from semantics.cel.options import Options
 from semantics.cel.predicates import _MISSING
@@ -207,6 +208,8 @@ class DetEvaluator(Evaluator):
         self._gc = WindowGC(within) if within is not None else None
         if self._gc is None:
             self._register = None
+        else:
+            self._register = self._gc.register
         self._codegen_cache: dict = {}
         self.n_events = 0
         self.path = self._describe()
@@ -552,7 +555,7 @@ class DetEvaluator(Evaluator):
                 L.append(" o = (j if ms == INF else ms, j, c)")
                 if fin:
                     L.append(" outs.append(o)")
-                L.append(f" {v} = (o[0], [o, s]) if o[0] >= s[0] else (s[0], [s, o])")
+                L.append(f" {v} = (o[0], [o, s]) if o[0] >= s[0] else _merge([s, o], lo, None)")
                 continue
             L += [" if ms < lo:",
                   "  o = None",
@@ -566,11 +569,13 @@ class DetEvaluator(Evaluator):
                   "  if s is None: dead = True",
                   " elif s is None:",
                   f"  {v} = o",
+                  " elif o[0] >= s[0]:",
+                  f"  {v} = (o[0], [o, s])",
+                  f"  reg({v})",
                   " else:",
-                  f"  {v} = (o[0], [o, s]) if o[0] >= s[0] else (s[0], [s, o])",
-                  f"  reg({v})"]
+                  f"  {v} = _merge([s, o], lo, reg)"]
         L.append(f" return [{', '.join(names)}], dead")
-        env = {"INF": INF, "BOTTOM": BOTTOM, "_general": _general}
+        env = {"INF": INF, "BOTTOM": BOTTOM, "_general": _general, "_merge": _merge}
         exec("\n".join(L), env)
         fn = self._codegen_cache[key] = env["step"]
         return fn
@@ -633,7 +638,9 @@ _NO_OUTS: list = []
 
 def _general(N, j, lo, a, b, fin, outs, reg, e0):
     """A step target with several contributions: ``Out(j, ∪ N[a]) ∪ N[b]`` (window-pruned);
-    ``e0`` is the index of the eps state (its CEs include ∅, i.e. ⊥, and its node may be None)."""
+    ``e0`` is the index of the eps state (its CEs include ∅, i.e. ⊥, and its node may be None).
+    Both unions are CORE union-list merges (:func:`engine.cel.ecs.merge`): binary union nodes
+    whose root has a non-union left child."""
     ks = []
     for i in a:
         n = N[i]
@@ -641,31 +648,23 @@ def _general(N, j, lo, a, b, fin, outs, reg, e0):
             ks.append(BOTTOM)
         if n is not None and n[0] >= lo:
             ks.append(n)
-    o = None
+    parts = []
+    for i in b:
+        n = N[i]
+        if n is not None and n[0] >= lo:
+            parts.append(n)
     if ks:
-        if len(ks) == 1:
-            c = ks[0]
-        else:
-            ks.sort(key=_ms, reverse=True)
-            c = (ks[0][0], ks)
-            if reg is not None:
-                reg(c)
+        c = ks[0] if len(ks) == 1 else _merge(ks, lo, reg)
         ms = c[0]
         o = (j if ms == INF else ms, j, c)
         if fin:
             outs.append(o)
-    parts = [n for n in (N[i] for i in b) if n is not None and n[0] >= lo]
-    if o is not None:
         parts.append(o)
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    parts.sort(key=_ms, reverse=True)
-    u = (parts[0][0], parts)
-    if reg is not None:
-        reg(u)
-    return u
+    return _merge(parts, lo, reg)
 
 
 def _label_guard(label, registers):
