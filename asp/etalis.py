@@ -37,6 +37,7 @@ import clingo
 
 from asp.oracle import (Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring, isolated)
 from semantics.etalis import ast as A
+from semantics.etalis.analysis import pattern_vars, visible_vars
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
@@ -173,41 +174,10 @@ def _dnf(c: A.Cond, vs: _Vars, neg: bool = False) -> list[list[str]]:
     return [[f"{_term(left, vs)}{op}{_term(right, vs)}"]]
 
 
-def _cond_bound(c: A.Cond) -> set[str]:
-    """Variables a condition binds (outside \\+ and ;); the parser checked that all of them end up bound."""
-    out: set[str] = set()
-    for it in A.conjuncts(c):
-        if isinstance(it, (A.StaticAtom, A.Is, A.Cmp)):
-            out |= {v.name for v in A.cond_vars(it)}
-    return out - {"_"}
 
 
-def _bound(p: A.Pattern) -> set[str]:
-    """Variables visible at pattern node ``p`` (note 9.2 V_n)."""
-    if isinstance(p, A.EventAtom):
-        return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
-    if isinstance(p, A.TimePoint):
-        return set()
-    if isinstance(p, A.Window):
-        return _bound(p.pattern)
-    if isinstance(p, A.Where):
-        return _bound(p.pattern) | _cond_bound(p.cond)
-    if isinstance(p, A.Not):
-        return _bound(p.start) | _bound(p.end)
-    if isinstance(p, A.Binary):
-        lb, rb = _bound(p.left), _bound(p.right)
-        return lb & rb if p.op == "or" else lb | rb
-    raise TypeError(p)
 
 
-def _pattern_vars(p: A.Pattern) -> set[str]:
-    out: set[str] = set()
-    for n in A.pattern_nodes(p):
-        if isinstance(n, A.EventAtom):
-            out |= {v.name for a in n.args for v in A.term_vars(a)}
-        elif isinstance(n, A.Where):
-            out |= {v.name for v in A.cond_vars(n.cond)}
-    return out - {"_"}
 
 
 # ------------------------------------------------------------------------------------------------ compiler
@@ -258,7 +228,7 @@ class _Compiler:
         n = self.next_id
         self.next_id += 1
         self.node_rule[n] = self.rule_idx
-        names = sorted(_bound(p))
+        names = sorted(visible_vars(p))
         V = _tuple([vs(x) for x in names])
         o = self.o
         if isinstance(p, A.EventAtom):
@@ -322,7 +292,7 @@ class _Compiler:
         a, an = self.node(p.start, vs)
         b, bn = self.node(p.end, vs)
         V23 = set(names)
-        local = _pattern_vars(p.negated) - V23
+        local = pattern_vars(p.negated) - V23
         outside = {v.name for a_ in self.rule.head.args for v in A.term_vars(a_)}
         outside |= _vars_except(self.prog.effective_body(self.rule), p.negated)
         clash = sorted(local & outside)

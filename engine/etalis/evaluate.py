@@ -42,6 +42,7 @@ import clingo
 
 from asp.etalis import UnsupportedError, compile_program, decode_atom, _term, _Vars
 from semantics.etalis import ast as A
+from semantics.etalis.analysis import pattern_vars, visible_vars
 from semantics.etalis.options import Options
 
 __all__ = ["Evaluator", "UnsupportedError"]
@@ -175,40 +176,10 @@ def _compare(a: A.Term, op: str, b: A.Term) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ variables
-def _cond_bound(c: A.Cond) -> set[str]:
-    out: set[str] = set()
-    for it in A.conjuncts(c):
-        if isinstance(it, (A.StaticAtom, A.Is, A.Cmp)):
-            out |= {v.name for v in A.cond_vars(it)}
-    return out - {"_"}
 
 
-def _bound(p: A.Pattern) -> set[str]:
-    """Variables visible at a pattern node (identical to the oracle's ``_bound``, note 9.2 V_n)."""
-    if isinstance(p, A.EventAtom):
-        return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
-    if isinstance(p, A.TimePoint):
-        return set()
-    if isinstance(p, A.Window):
-        return _bound(p.pattern)
-    if isinstance(p, A.Where):
-        return _bound(p.pattern) | _cond_bound(p.cond)
-    if isinstance(p, A.Not):
-        return _bound(p.start) | _bound(p.end)
-    if isinstance(p, A.Binary):
-        lb, rb = _bound(p.left), _bound(p.right)
-        return lb & rb if p.op == "or" else lb | rb
-    raise TypeError(p)
 
 
-def _pattern_vars(p: A.Pattern) -> set[str]:
-    out: set[str] = set()
-    for n in A.pattern_nodes(p):
-        if isinstance(n, A.EventAtom):
-            out |= {v.name for a in n.args for v in A.term_vars(a)}
-        elif isinstance(n, A.Where):
-            out |= {v.name for v in A.cond_vars(n.cond)}
-    return out - {"_"}
 
 
 # ------------------------------------------------------------------------------------------------ nodes
@@ -221,7 +192,7 @@ class _Node:
         self.id = nid
         self.p = p
         self.kind = type(p).__name__ if not isinstance(p, A.Binary) else p.op
-        self.names: tuple[str, ...] = tuple(sorted(_bound(p)))
+        self.names: tuple[str, ...] = tuple(sorted(visible_vars(p)))
         self.parent: Optional[_Node] = None
         self.side = ""
         self.children: list[_Node] = []
@@ -340,7 +311,7 @@ class Evaluator:
             nc.stored = True
             nc.key_idx = tuple(nc.names.index(x) for x in nshared)
             n.nkey = tuple(n.names.index(x) for x in nshared)   # gap tuple -> negated store key
-            local = _pattern_vars(p.negated) - set(n.names)
+            local = pattern_vars(p.negated) - set(n.names)
             n.never_blocks = bool(local) and self.o.not_local_vars == "free"
         else:
             raise TypeError(p)

@@ -382,3 +382,43 @@ def _check_property(name: str, value: A.Term, file, pos: Pos) -> None:
         if not (isinstance(value, A.Num) and isinstance(value.value, int) and value.value >= 0):
             raise _err(f"event_rule_window must be a non-negative integer number of ticks, got {value}",
                        file, pos)
+
+
+# ---------------------------------------------------------------- variables shared by oracle and engine
+def _cond_bound_vars(c: A.Cond) -> set[str]:
+    """Variables a condition binds (outside \\+ and ;); the parser checked that all of them end up bound."""
+    out: set[str] = set()
+    for it in A.conjuncts(c):
+        if isinstance(it, (A.StaticAtom, A.Is, A.Cmp)):
+            out |= {v.name for v in A.cond_vars(it)}
+    return out - {"_"}
+
+
+def visible_vars(p: A.Pattern) -> set[str]:
+    """Variables visible at pattern node ``p`` (note 9.2 V_n): what the node's instances carry. OR keeps
+    the variables bound on both sides; negation exposes only its delimiters' variables."""
+    if isinstance(p, A.EventAtom):
+        return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
+    if isinstance(p, A.TimePoint):
+        return set()
+    if isinstance(p, A.Window):
+        return visible_vars(p.pattern)
+    if isinstance(p, A.Where):
+        return visible_vars(p.pattern) | _cond_bound_vars(p.cond)
+    if isinstance(p, A.Not):
+        return visible_vars(p.start) | visible_vars(p.end)
+    if isinstance(p, A.Binary):
+        lb, rb = visible_vars(p.left), visible_vars(p.right)
+        return lb & rb if p.op == "or" else lb | rb
+    raise TypeError(p)
+
+
+def pattern_vars(p: A.Pattern) -> set[str]:
+    """Every variable mentioned in pattern ``p`` (event atom arguments and where-conditions)."""
+    out: set[str] = set()
+    for n in A.pattern_nodes(p):
+        if isinstance(n, A.EventAtom):
+            out |= {v.name for a in n.args for v in A.term_vars(a)}
+        elif isinstance(n, A.Where):
+            out |= {v.name for v in A.cond_vars(n.cond)}
+    return out - {"_"}
