@@ -174,12 +174,6 @@ def _dnf(c: A.Cond, vs: _Vars, neg: bool = False) -> list[list[str]]:
     return [[f"{_term(left, vs)}{op}{_term(right, vs)}"]]
 
 
-
-
-
-
-
-
 # ------------------------------------------------------------------------------------------------ compiler
 @dataclass
 class Compiled:
