@@ -385,6 +385,9 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
            limits: Limits = Limits(), *, include_input: bool = False) -> OracleResult | Undecided:
     """The unique minimal model of ``program`` under ``events`` (note 2.4), as ETALIS results.
 
+    With ``options.policy`` other than ``"unrestricted"`` the answer is that of the step-indexed specification
+    of the consumption policy (:func:`asp.etalis_policy.oracle`, ETALIS-P in :mod:`semantics.etalis.policies`).
+
     Args:
         program: a parsed (and checked) :class:`semantics.etalis.ast.Program`.
         events: stream events (:func:`semantics.etalis.streams.read_events`).
@@ -399,6 +402,10 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         UnsupportedError: the program or stream uses a construct the oracle cannot encode.
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
+    if options.policy != "unrestricted":
+        from asp.etalis_policy import oracle as policy_oracle
+
+        return policy_oracle(program, events, options, limits, include_input=include_input)
     comp = compile_program(program, options)
     facts = stream_facts(events)
     derived = program.derived_predicates()

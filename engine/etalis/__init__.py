@@ -16,14 +16,19 @@ from engine.etalis.evaluate import Evaluator, UnsupportedError
 __all__ = ["Evaluator", "UnsupportedError", "evaluator"]
 
 
-def evaluator(program: A.Program, options: Options = Options(), policy: str = "unrestricted") -> Evaluator:
-    """The incremental evaluator of ``program`` under ``options`` (see :mod:`engine.etalis.evaluate`).
+def evaluator(program: A.Program, options: Options = Options()):
+    """The incremental evaluator of ``program`` under ``options``.
+
+    ``options.policy == "unrestricted"``: :class:`engine.etalis.evaluate.Evaluator` (the minimal model);
+    any other policy: :class:`engine.etalis.policy.PolicyEvaluator` (ETALIS-P, :mod:`semantics.etalis.policies`).
 
     Raises:
-        UnsupportedError: a policy other than ``"unrestricted"``, a switch value the engine does not implement
-            (``not_reading="literal"``; ``during_result="contained"`` together with ``not``), or any construct
-            the oracle rejects (floats, ``/``, arithmetic in event patterns, ...).
+        UnsupportedError: a switch value the engine does not implement (``not_reading="literal"``;
+            ``during_result="contained"`` together with ``not`` under ``unrestricted``), or any construct the
+            oracle rejects (floats, ``/``, arithmetic in event patterns, ...).
     """
-    if policy != "unrestricted":
-        raise UnsupportedError(f"consumption policy {policy!r} is not implemented (only 'unrestricted')")
+    if options.policy != "unrestricted":
+        from engine.etalis.policy import PolicyEvaluator
+
+        return PolicyEvaluator(program, options)
     return Evaluator(program, options)

@@ -6,6 +6,7 @@ answers on some input (see ``tests/test_etalis_oracle.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from typing import Literal
 
 
@@ -35,6 +36,21 @@ class Options:
         window: A4, the meaning of ``(p).q`` (and of ``event_rule_window``). ``"at_most"`` (default;
             Figure 1 settles it): ``end - start <= q``. ``"exactly"``: the companion's printed
             ``end - start = q``.
+        policy: the event consumption policy (paper section 3 "consumption policies", note 3.12, A10-A12).
+            ``"unrestricted"`` (default): nothing is consumed; the answers are the declarative minimal
+            model (Figure 2), computed by the oracle ``asp/etalis.py``. ``"chronological"`` (FIFO,
+            consuming), ``"recent"`` (the paper's narrative: Snoop's recent context, the newest
+            initiator is kept and not consumed) and ``"recent_lifo"`` (the paper's mechanism: LIFO,
+            consuming) are operational; their normative definition is the transition system
+            ETALIS-P in :mod:`semantics.etalis.policies`, specified a second time in ASP by
+            ``asp/etalis_policy.lp`` (note 9.6).
+        interval_policy: A12, the paper's policy options for instances with an interval (note 3.12 "On
+            time intervals"): among stored instances with the same join key and the same timestamp
+            (same end for ``recent``/``recent_lifo``, same start for ``chronological``) keep only one:
+            ``"off"`` (default: keep all; for ``recent`` the newest), ``"longest"`` (rule (28)),
+            ``"shortest"`` (rule (29)), ``"max:VAR"`` / ``"min:VAR"`` (rule (30): the greater/smaller
+            value of the rule variable ``VAR``; nodes that do not bind ``VAR`` keep all). Only with a
+            policy other than ``unrestricted`` (the paper: "unrestricted stays as it is").
     """
 
     not_reading: Literal["per_witness", "literal"] = "per_witness"
@@ -42,12 +58,26 @@ class Options:
     during_result: Literal["container", "contained"] = "container"
     proper_intervals_only: bool = False
     window: Literal["at_most", "exactly"] = "at_most"
+    policy: Literal["unrestricted", "chronological", "recent", "recent_lifo"] = "unrestricted"
+    interval_policy: str = "off"
 
     def __post_init__(self) -> None:
         allowed = {"not_reading": ("per_witness", "literal"), "not_local_vars": ("existential", "free"),
                    "during_result": ("container", "contained"), "proper_intervals_only": (False, True),
-                   "window": ("at_most", "exactly")}
+                   "window": ("at_most", "exactly"),
+                   "policy": ("unrestricted", "chronological", "recent", "recent_lifo")}
         for name, vals in allowed.items():
             v = getattr(self, name)
             if v not in vals or (name == "proper_intervals_only" and not isinstance(v, bool)):
                 raise ValueError(f"Options.{name} must be one of {vals}, got {v!r}")
+        ip = self.interval_policy
+        if not isinstance(ip, str) or not (ip in ("off", "longest", "shortest")
+                                           or re.fullmatch(r"(max|min):[A-Z_][A-Za-z0-9_]*", ip)):
+            raise ValueError("Options.interval_policy must be 'off', 'longest', 'shortest', 'max:VAR' or "
+                             f"'min:VAR' (VAR an ETALIS variable name), got {ip!r}")
+        if ip != "off" and self.policy == "unrestricted":
+            raise ValueError("Options.interval_policy applies to a consumption policy; the unrestricted policy "
+                             "keeps every instance (note etalis.md 3.12)")
+        if self.policy != "unrestricted" and self.not_reading != "per_witness":
+            raise ValueError("Options.not_reading='literal' is a reading of Figure 2; the consumption policies "
+                             "are defined on Algorithm 3.4, which is per witness (note etalis.md A7, A8)")

@@ -1,0 +1,137 @@
+"""ETALIS-P: the normative definition of the event consumption policies (paper section 3.5 "Consumption
+policies"; note etalis.md 3.12, 8 A10-A12, 9.6).
+
+The paper says plainly that every policy other than *unrestricted* breaks the declarative property: which
+instance a pattern uses depends on which instances were consumed before, on the arrival order (also among
+simultaneous events) and on the order in which rules are evaluated.  So the policies are defined here
+operationally, as a deterministic transition system with every order fixed.  Two independent implementations
+follow this text: the step-indexed ASP specification (``asp/etalis_policy.lp``, ``asp/etalis_policy.py``, note
+9.6) and the incremental engine (``engine/etalis/policy.py``); the differential tests check that they agree.
+``unrestricted`` is *not* defined here: it is the minimal model of Figure 2 (``asp/etalis.py``).
+
+Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "precise definitions"):
+
+* ``chronological``: among the stored partners that complete the pattern, take the one inserted
+  **earliest**, fire once, delete it (FIFO; rule (26), ``assertz``).
+* ``recent_lifo``: the same, taking the one inserted **last** (the paper's mechanism: rule (25), ``asserta``,
+  with the consuming Algorithm 3.1); it yields ``E(2,6)`` on the running example (A11).
+* ``recent``: the paper's narrative, Snoop's recent context: a store keeps only the **newest** instance per
+  join key (a new one replaces the old one); a completing instance fires with it and deletes nothing; it
+  yields ``E(3,6)`` on the running example.
+
+1. Nodes.  Every event rule (after folding ``event_rule_window`` in as ``(body).w``) is binarized into one
+   node per sub-pattern, exactly as the oracle does (note 9.2).  Node ids are assigned in pre-order over the
+   rules in program order; a node precedes its children; the children of a binary operator are ``left``,
+   ``right``; those of ``not(p1).[p2,p3]`` are ``p2`` (start), ``p3`` (end), ``p1`` (negated); ``(p).q`` and
+   ``p where c`` have one child.  ``V_n`` is the sorted tuple of the variables visible at ``n``
+   (:func:`semantics.etalis.analysis.visible_vars`).  ``q(n)`` is the smallest window length ``q`` of the
+   ``(p).q`` nodes on the path from ``n`` (inclusive) to its rule's root, undefined if there is none.  The
+   **join key** of a child ``c`` of a binary node is its values on the variables it shares with its sibling;
+   for ``not``, of ``p2``/``p3`` on the variables they share with each other, of ``p1`` on the variables it
+   shares with ``V`` of the ``not`` node.
+
+2. State.  A stack of items; a **store** per node that is a child of a binary operator or of ``not`` (a list
+   of stored instances ``(stamp, V, S, E)``); the set of processed activations ``(n, V, S, E)``; the set of
+   dispatched events ``(A, S, E)``; a step counter ``k`` (0, 1, ...).
+
+3. Input order.  The input items are the stream events (ground atom ``A`` on ``[S,E]``, in stream order; ends
+   must not decrease) and one item per time-point leaf ``n`` with value ``q`` (A19).  They are ordered by the key
+   ``(E, 1, position)`` for a stream event and ``(q, 0, n)`` for a time point: a time point is processed just
+   before the first stream event ending at or after it; the remaining ones at the end of the stream.
+
+4. Steps.  While the stack is empty, push the next input item (stop when there is none).  Step ``k`` pops the
+   top item, processes it, which yields an ordered list of child items ``c1..cm``, and pushes ``cm..c1`` so that
+   ``c1`` is processed next (depth first: the Prolog call order of ETALIS's ``for_each`` dispatch, note 3.3).
+   ``k`` is the **stamp** of anything the step inserts into a store.
+
+5. Processing an event item ``ev(A,S,E)`` (a stream event, or the head of a rule that fired): if ``(A,S,E)``
+   was dispatched before, nothing happens (goals are unique, note 3.2; this also ends recursion that creates
+   nothing new).  Otherwise it is recorded; if its predicate is the head of some event rule it is a
+   **result**; its children are ``act(n, V, S, E)`` for every event-atom leaf ``n`` whose pattern unifies with
+   ``A`` (``V``: the bindings), in increasing node id (the ``for_each`` order).  A time-point item of leaf ``n``
+   has the single child ``act(n, (), q, q)``.
+
+6. Processing an activation ``act(n,V,S,E)``:
+
+   a. pushed window (paper 3.11, technique 1): if ``q(n)`` is defined and ``E - S > q(n)`` it is dropped;
+   b. if ``(n,V,S,E)`` was processed before it is dropped; otherwise it is recorded;
+   c. by the parent ``p`` of ``n``:
+
+      * none (``n`` is the root of rule ``h <- body``): child ``ev(h[V], S, E)`` (none if an argument of the
+        head is undefined, e.g. arithmetic on a non-integer);
+      * ``(p').w``: child ``act(p, V, S, E)`` if ``E - S <= w`` (``window="exactly"``: ``= w``);
+      * ``p' where c``: one child ``act(p, V', S, E)`` per distinct solution ``V'`` of ``c`` under ``V``, in
+        increasing clingo order of ``V'`` as a tuple;
+      * ``or``: child ``act(p, V restricted to V_p, S, E)``;
+      * a binary operator, or ``not``: the join below.
+
+7. Join at a binary ``p = L op R`` (op other than ``or``), ``x = (V,S,E)`` arriving on side ``l`` or ``r``
+   at child ``n``, sibling ``o``.  The **candidates** are the instances ``y`` stored at ``o`` with the same
+   join key such that, with ``(l, r) = (x, y)`` or ``(y, x)``, the relation of ``op`` holds (Figure 2 in
+   hull + relation form, note 2.6, with ``proper_intervals_only``), and, if ``q(p)`` is defined, the result
+   interval ``H`` (hull; ``during``: ``during_result``) has ``end - start <= q(p)`` (pushed window).
+
+   * ``chronological`` / ``recent_lifo``: if there are candidates, the one with the smallest / largest stamp
+     is **removed** from the store of ``o`` and the only child is ``act(p, V_l + V_r, H)``.  Otherwise ``x``
+     is inserted into the store of ``n`` (rule 8), except on the right of ``seq``, where no later
+     instance can complete it.
+   * ``recent``: ``x`` is inserted into the store of ``n`` (rule 8; again not on the right of ``seq``); then,
+     if there is a candidate (at most one: a store holds one instance per join key), the only child is
+     ``act(p, V_l + V_r, H)``; nothing is removed.
+
+   ``not(p1).[p2,p3]`` (Algorithm 3.4 per witness, A7/A8): an instance of ``p1`` is always inserted into the
+   store of ``p1`` (it is never consumed); one of ``p2`` is inserted as in rule 8; one of ``p3``, ``x``, is
+   joined with the instances ``y`` stored at ``p2`` with the same join key, ``E_y < S_x``, ``E_x - S_y <=
+   q(p)`` if defined, and **not blocked**: no stored ``p1`` instance with the same values on the shared
+   variables starts after ``E_y`` and ends before ``S_x`` (with ``not_local_vars="free"`` and a variable
+   local to ``p1`` nothing blocks, A6).  The selection, removal and the child ``act(p, V, S_y, E_x)`` are as
+   for a binary operator; ``p3`` is never stored.
+
+8. Insertion of ``x = (V,S,E)`` into the store of ``n`` (stamp ``k``).  Let the **timestamp** of an instance be
+   its end for ``recent``/``recent_lifo`` and its start for ``chronological``.  ``prefer(y, x)`` under
+   ``interval_policy`` (note 3.12 "On time intervals", rules (28)-(30), A12) holds when ``y`` and ``x`` have
+   the same timestamp and: ``"longest"``: ``y`` is strictly longer; ``"shortest"``: ``y`` is strictly
+   shorter; ``"max:VAR"`` / ``"min:VAR"``: ``y``'s value of ``VAR`` is strictly greater / smaller in clingo's
+   order (only at nodes binding ``VAR``; elsewhere ``prefer`` is false); ``"off"``: never.
+
+   * ``chronological`` / ``recent_lifo``: if ``interval_policy`` is not ``"off"`` and the store holds an
+     instance ``y`` with the same join key and the same timestamp (at most one, by induction): if
+     ``prefer(y, x)``, ``x`` is not inserted; otherwise ``y`` is removed and ``x`` inserted.  Else ``x`` is
+     appended.
+   * ``recent``: if the store holds an instance ``y`` with the same join key (at most one): if
+     ``prefer(y, x)``, ``x`` is not inserted; otherwise ``y`` is removed and ``x`` inserted.  Else ``x`` is
+     inserted.
+
+9. Results: the set of events ``(A,S,E)`` recorded in step 5 whose predicate is an event-rule head
+   (multiplicity is not part of the answer, A17).  Consequences used as test properties: for programs without
+   ``not`` every policy's answers are a subset of the unrestricted ones (a policy only drops joins); under
+   ``chronological`` and ``recent_lifo`` each stored instance completes at most one pattern; ``recent``
+   never removes on a match.
+
+Not defined (rejected with :class:`ValueError` by :class:`semantics.etalis.options.Options`): a policy with
+``not_reading="literal"`` (Figure 2's outer-interval reading has no operational counterpart), an
+``interval_policy`` with ``unrestricted``.
+"""
+from __future__ import annotations
+
+POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
+"""Every value of ``Options.policy``; all but the first are defined by this module."""
+
+OPERATIONAL = POLICIES[1:]
+"""The consumption policies defined operationally (by ETALIS-P above)."""
+
+
+def interval_option(interval_policy: str) -> tuple[str, str | None]:
+    """Split ``Options.interval_policy`` into ``(kind, variable)``.
+
+    Args:
+        interval_policy: ``"off" | "longest" | "shortest" | "max:VAR" | "min:VAR"``.
+
+    Returns:
+        ``("off", None)``, ``("longest", None)``, ``("shortest", None)``, ``("max", "VAR")`` or
+        ``("min", "VAR")``.
+    """
+    if ":" in interval_policy:
+        kind, var = interval_policy.split(":", 1)
+        return kind, var
+    return interval_policy, None
