@@ -53,7 +53,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
 
 6. Processing an activation ``act(n,V,S,E)``:
 
-   a. pushed window (paper 3.11, technique 1): if ``q(n)`` is defined and ``E - S > q(n)`` it is dropped;
+   a. pushed window (paper 3.11, technique 1): if ``q(n)`` is defined and ``E - S > q(n)`` it is dropped
+      (always an at-most test: with ``window="exactly"`` only the window node itself tests ``= w``, since a
+      sub-pattern of an exact-length result may be shorter);
    b. if ``(n,V,S,E)`` was processed before it is dropped; otherwise it is recorded;
    c. by the parent ``p`` of ``n``:
 
@@ -79,8 +81,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
      if there is a candidate (at most one: a store holds one instance per join key), the only child is
      ``act(p, V_l + V_r, H)``; nothing is removed.
 
-   ``not(p1).[p2,p3]`` (Algorithm 3.4 per witness, A7/A8): an instance of ``p1`` is always inserted into the
-   store of ``p1`` (it is never consumed); one of ``p2`` is inserted as in rule 8; one of ``p3``, ``x``, is
+   ``not(p1).[p2,p3]`` (Algorithm 3.4 per witness, A7/A8): an instance of ``p1`` is always **appended** to the
+   store of ``p1`` (every occurrence is remembered, as in Algorithm 3.4: never replaced, never consumed, no
+   interval policy; so under ``recent`` an older blocker still blocks); one of ``p2`` is inserted as in rule 8; one of ``p3``, ``x``, is
    joined with the instances ``y`` stored at ``p2`` with the same join key, ``E_y < S_x``, ``E_x - S_y <=
    q(p)`` if defined, and **not blocked**: no stored ``p1`` instance with the same values on the shared
    variables starts after ``E_y`` and ends before ``S_x`` (with ``not_local_vars="free"`` and a variable
@@ -93,6 +96,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
    the same timestamp and: ``"longest"``: ``y`` is strictly longer; ``"shortest"``: ``y`` is strictly
    shorter; ``"max:VAR"`` / ``"min:VAR"``: ``y``'s value of ``VAR`` is strictly greater / smaller in clingo's
    order (only at nodes binding ``VAR``; elsewhere ``prefer`` is false); ``"off"``: never.
+
+   An inserted instance gets the stamp ``k`` of the step that inserts it, also when it replaces ``y``: it
+   becomes the newest instance of the store (it does not take ``y``'s place in the FIFO/LIFO order).
 
    * ``chronological`` / ``recent_lifo``: if ``interval_policy`` is not ``"off"`` and the store holds an
      instance ``y`` with the same join key and the same timestamp (at most one, by induction): if

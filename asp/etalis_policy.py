@@ -1,0 +1,468 @@
+"""ETALIS consumption policies: the step-indexed ASP specification (ETALIS-P; note etalis.md 3.12, 8 A10-A12, 9.6).
+
+The normative definition is ETALIS-P, the module docstring of :mod:`semantics.etalis.policies` (cited as P1..P9
+for its numbered sections).  This module and ``asp/etalis_policy.lp`` are one of its two independent
+implementations (the other is the incremental engine ``engine/etalis/policy.py``); they are compared by
+differential tests.  The encoding is an interpreter of the ETALIS-P transition system, step by step, as the note
+(9.6) proposes: every arrival and every produced instance is processed at its own step ``k``, which is also the
+stamp of anything the step stores; goal availability (the stores), the stack and the input position are fluents
+indexed by ``k``.  It is *not* a declarative semantics (the paper: policies other than unrestricted lose it).
+
+Split of the work:
+
+* ``asp/etalis_policy.lp`` (fixed, commented): input order (P3), the stack discipline (P4), event dispatch and its
+  deduplication (P5), activations: pushed window, deduplication (P6 a, b), candidate selection by policy and
+  consumption (P7), insertion with ``interval_policy`` (P8), the frame axioms of stores and stack.
+* this module (query-specific): node numbering (P1, the pre-order of :class:`asp.etalis._Compiler`), one rule
+  block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
+  relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
+  rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then ``#program step(k)``
+  for ``k = 0, 1, ...`` one shot per step until ``halt(k)`` is a fact.  Every shot is stratified (the fluents
+  alternate between two predicate names by the parity of ``k``, see the .lp header), so gringo evaluates it to
+  facts; the driver checks this and never searches.
+
+Terms are those of ``asp/etalis.py`` (integers, strings via :func:`asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
+``l(..)``, ``e("name",..)``); where-conditions use its NNF/DNF compilation, static rules become ``sa/1`` rules.
+Times are integer ticks.
+
+Public API: :func:`oracle` (results, like :func:`asp.etalis.oracle`) and :func:`trace` (the step-by-step run, for
+debugging).
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import clingo
+
+from asp.etalis import (UnsupportedError, _atom, _dnf, _has_arith, _tuple, _Vars, _vars_except, _comment,
+                        decode_atom)
+from asp.oracle import Limits, LimitExceeded, OracleError, OracleResult, Stats, Undecided, isolated
+from semantics.etalis import ast as A
+from semantics.etalis.analysis import pattern_vars, visible_vars
+from semantics.etalis.options import Options
+from semantics.etalis.policies import interval_option
+from semantics.etalis.streams import StreamEvent
+
+LP_FILE = Path(__file__).with_name("etalis_policy.lp")
+
+_STEP_MARK = "#program step(k)."
+_CUR = "\x00"  # placeholder for the store fluent in generated rules (asp_string never emits a raw NUL)
+
+
+@lru_cache(maxsize=1)
+def _fixed_parts() -> tuple[str, str, str]:
+    """(base part, step part for even k, step part for odd k) of the fixed program.
+
+    The fluent predicates are written ``cur_X`` (read at ``k``) and ``new_X`` (written at ``k+1``); even steps
+    read ``f0_X`` and write ``f1_X``, odd steps the other way round (the .lp file has no user text, so the
+    renaming is safe)."""
+    text = LP_FILE.read_text(encoding="utf-8")
+    base, step = text.split(_STEP_MARK, 1)
+    base = _rename(base, 0)
+    return base, "#program even(k).\n" + _rename(step, 0), "#program odd(k).\n" + _rename(step, 1)
+
+
+def _rename(text: str, parity: int) -> str:
+    cur, new = ("f0_", "f1_") if parity == 0 else ("f1_", "f0_")
+    text = re.sub(r"\bcur_", cur, text)
+    return re.sub(r"\bnew_", new, text)
+
+
+# ------------------------------------------------------------------------------------------------ compilation
+_REL = {  # op -> (relation literals on l=(S1,E1), r=(S2,E2), result start, result end); hull = min/max
+    "seq": (["E1<S2"], "S1", "E2"),
+    "and": ([], "HULL", "HULL"),
+    "par": (["S1<E2", "S2<E1", "S1<E1", "S2<E2"], "HULL", "HULL"),
+    "equals": (["S1=S2", "E1=E2"], "S1", "E1"),
+    "meets": (["E1=S2"], "S1", "E2"),
+    "during": (["S2<S1", "S1<E1", "E1<E2"], "S2", "E2"),
+    "starts": (["S1=S2", "E1<E2"], "S2", "E2"),
+    "finishes": (["E1=E2", "S2<S1"], "S2", "E2"),
+}
+_PROPER = ("equals", "meets", "starts", "finishes")  # proper_intervals_only adds S1<E1, S2<E2 (A9)
+
+
+@dataclass
+class _Node:
+    id: int
+    pat: A.Pattern
+    names: list[str]                 # V_n: sorted visible ETALIS variables
+    parent: "_Node | None" = None
+    role: str = "root"               # root | only | left | right | start | end | negated
+    q: int | None = None             # q(n) of P1
+    children: list["_Node"] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    """The query-specific ASP text.
+
+    Attributes:
+        base: facts and static rules (``#program base``).
+        step: ``(even, odd)`` texts of the generated step rules (the same rules, reading the fluent of the parity).
+        nodes: number of pattern nodes.
+    """
+    base: str
+    step: tuple[str, str]
+    nodes: int
+
+
+class _Compiler:
+    """One rule block per node (P1, P6 c, P7, P8); ids in the pre-order of :class:`asp.etalis._Compiler`."""
+
+    def __init__(self, prog: A.Program, options: Options) -> None:
+        self.prog = prog
+        self.o = options
+        self.base: list[str] = []
+        self.step: list[str] = []     # rules; _CUR stands for the store fluent of the parity
+        self.next_id = 0
+        self.kind, self.ivar = interval_option(options.interval_policy)
+
+    def compile(self) -> Compiled:
+        o = self.o
+        self.base.append(f"policy({o.policy}).")
+        if self.kind != "off":
+            self.base.append("ipol_on.")
+            self.base.append(f"ipol({self.kind if self.kind in ('longest', 'shortest') else 'attr'}).")
+        for s in self.prog.static_rules:
+            vs = _Vars()
+            head = f"sa({_atom(s.head.name, s.head.args, vs)})"
+            if s.body is None:
+                self.base.append(f"{head}.")
+            else:
+                for alt in _dnf(s.body, vs):
+                    self.base.append(f"{head} :- {', '.join(alt)}.")
+        for i, r in enumerate(self.prog.event_rules):
+            self.rule = r
+            self.vs = _Vars()
+            body = self.prog.effective_body(r)
+            root = self.build(body, None, "root", None)
+            self.step.append(f"% rule {i}: {_comment(str(r))}")
+            self.emit_node(root)
+        step = "\n".join(self.step) + "\n"
+        even = "#program even(k).\n" + step.replace(_CUR, "f0_store")
+        odd = "#program odd(k).\n" + step.replace(_CUR, "f1_store")
+        return Compiled("\n".join(self.base) + "\n", (even, odd), self.next_id)
+
+    # -- tree with ids, roles, q(n)
+    def build(self, p: A.Pattern, parent: _Node | None, role: str, q: int | None) -> _Node:
+        n = _Node(self.next_id, p, sorted(visible_vars(p)), parent, role)
+        self.next_id += 1
+        if isinstance(p, A.Window):
+            q = int(p.length) if q is None else min(q, int(p.length))
+        n.q = q
+        if isinstance(p, (A.Window, A.Where)):
+            n.children = [self.build(p.pattern, n, "only", q)]
+        elif isinstance(p, A.Binary):
+            left = self.build(p.left, n, "left", q)
+            n.children = [left, self.build(p.right, n, "right", q)]
+        elif isinstance(p, A.Not):
+            a = self.build(p.start, n, "start", q)
+            b = self.build(p.end, n, "end", q)
+            n.children = [a, b, self.build(p.negated, n, "negated", q)]
+        elif isinstance(p, A.EventAtom):
+            for t in p.args:
+                if _has_arith(t):
+                    raise UnsupportedError(f"arithmetic term {t} inside the event pattern {p} is not supported "
+                                           "by the clingo oracle; bind a variable and compare in 'where'")
+        elif not isinstance(p, A.TimePoint):
+            raise TypeError(p)
+        return n
+
+    def V(self, names: Sequence[str]) -> str:
+        return _tuple([self.vs(x) for x in names])
+
+    def emit(self, s: str) -> None:
+        self.step.append(s)
+
+    def emit_node(self, n: _Node) -> None:
+        p, vs = n.pat, self.vs
+        if n.q is not None:
+            self.base.append(f"qwin({n.id},{n.q}).")
+        if isinstance(p, A.EventAtom):
+            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{_atom(p.name, p.args, vs)},S,E).")
+        elif isinstance(p, A.TimePoint):
+            self.base.append(f"tpleaf({n.id},{int(p.value)}).")
+        self.emit_up(n)
+        if isinstance(p, A.Not):
+            self.check_not(n)
+        for c in n.children:
+            self.emit_node(c)
+
+    def live(self, n: _Node, s: str = "S", e: str = "E") -> str:
+        return f"live(k,{n.id},{self.V(n.names)},{s},{e})"
+
+    def emit_up(self, n: _Node) -> None:
+        """P6 c: what a live activation of ``n`` produces, by its parent."""
+        p = n.parent
+        if p is None:  # rule root: the head event
+            h = self.rule.head
+            self.emit(f"ch(k,ev({_atom(h.name, h.args, self.vs)},S,E)) :- {self.live(n)}.")
+            return
+        pat = p.pat
+        Vp = self.V(p.names)
+        if isinstance(pat, A.Window):
+            rel = "<=" if self.o.window == "at_most" else "="
+            self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, E-S{rel}{int(pat.length)}.")
+        elif isinstance(pat, A.Where):
+            for alt in _dnf(pat.cond, self.vs):
+                self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, {', '.join(alt)}.")
+        elif isinstance(pat, A.Binary) and pat.op == "or":
+            self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}.")
+        elif isinstance(pat, A.Binary):
+            self.join(n, p)
+        elif isinstance(pat, A.Not):
+            self.not_join(n, p)
+        else:
+            raise TypeError(pat)
+
+    def key(self, n: _Node, other: set[str]) -> str:
+        return self.V(sorted(set(n.names) & other))
+
+    def insert(self, n: _Node, key: str, always: bool) -> None:
+        """P7/P8: the insertion request of a live activation of ``n`` (and max:VAR / min:VAR preference)."""
+        cond = "" if always or self.o.policy == "recent" else ", not hascand(k)"
+        self.emit(f"insreq(k,{n.id},{key},{self.V(n.names)},S,E) :- {self.live(n)}{cond}.")
+        if self.kind in ("max", "min") and self.ivar in n.names:
+            vx = _tuple([f"X_{i}" for i in range(len(n.names))])
+            vy = _tuple([f"Y_{i}" for i in range(len(n.names))])
+            i = n.names.index(self.ivar)
+            cmp = ">" if self.kind == "max" else "<"
+            self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,_,{vy},_,_), insreq(k,{n.id},_,{vx},_,_), "
+                      f"Y_{i} {cmp} X_{i}.")
+
+    def join(self, n: _Node, p: _Node) -> None:
+        """P7 at a binary node ``p`` (not ``or``): candidates for ``n`` arriving, and its insertion."""
+        op = p.pat.op
+        left, right = p.children
+        o = right if n is left else left
+        rels, rs, re_ = _REL[op]
+        rels = list(rels)
+        if op in _PROPER and self.o.proper_intervals_only:
+            rels += ["S1<E1", "S2<E2"]
+        if op == "during" and self.o.during_result == "contained":
+            rs, re_ = "S1", "E1"
+        if rs == "HULL":
+            rels += ["HS=(S1+S2-|S1-S2|)/2", "HE=(E1+E2+|E1-E2|)/2"]
+        else:
+            rels += [f"HS={rs}", f"HE={re_}"]
+        if p.q is not None:
+            rels.append(f"HE-HS<={p.q}")
+        se_n, se_o = (("S1", "E1"), ("S2", "E2")) if n is left else (("S2", "E2"), ("S1", "E1"))
+        self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
+                  f"{_CUR}(k,{o.id},T,_,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
+        if not (op == "seq" and n is right):  # no later instance can complete the right of seq
+            self.emit_insert_with_key(n, set(o.names))
+
+    def emit_insert_with_key(self, n: _Node, other: set[str], always: bool = False) -> None:
+        self.insert(n, self.key(n, other), always)
+
+    def not_join(self, n: _Node, p: _Node) -> None:
+        """P7 ``not(p1).[p2,p3]`` per witness: p1 always inserted, p2 inserted, p3 joined (never stored)."""
+        a, b, c = p.children
+        if n is c:   # a blocker is appended: never replaced, never consumed, no interval policy
+            self.emit(f"appreq(k,{n.id},{self.key(n, set(p.names))},{self.V(n.names)},S,E) :- {self.live(n)}.")
+            return
+        if n is a:
+            self.emit_insert_with_key(n, set(b.names), always=True)
+            return
+        local = pattern_vars(p.pat.negated) - set(p.names)
+        never = bool(local) and self.o.not_local_vars == "free"
+        V2 = self.V(a.names)
+        st2 = f"{_CUR}(k,{a.id},T,_,{V2},Sy,Ey)"
+        if not never:
+            self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},_,_,{self.V(c.names)},S1,E1), "
+                      "Ey<S1, E1<Sx.")
+        win = f", Ex-Sy<={p.q}" if p.q is not None else ""
+        self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},Sy,Ex)) :- {self.live(n, 'Sx', 'Ex')}, {st2}, Ey<Sx{win}, "
+                  "not blk(k,T).")
+
+    def check_not(self, n: _Node) -> None:
+        """The restriction of asp/etalis.py (A6): a variable local to the negated part may not occur elsewhere."""
+        p = n.pat
+        local = pattern_vars(p.negated) - set(n.names)
+        outside = {v.name for a_ in self.rule.head.args for v in A.term_vars(a_)}
+        outside |= _vars_except(self.prog.effective_body(self.rule), p.negated)
+        clash = sorted(local & outside)
+        if clash:
+            raise UnsupportedError(
+                f"variable {clash[0]} of the negated part of {p} also occurs outside the negation but not in its "
+                "delimiters; the oracle only supports negated parts whose variables are bound by the delimiters "
+                "or local to the negation (note etalis.md A6)")
+
+
+def compile_policy(program: A.Program, options: Options) -> Compiled:
+    """The query-specific ASP part of ``program`` under ``options.policy`` (see the module docstring).
+
+    Raises:
+        ValueError: ``options.policy`` is ``"unrestricted"`` (not defined by ETALIS-P: use :mod:`asp.etalis`).
+        UnsupportedError: a construct the encoding does not support (floats, ``/``, arithmetic inside event
+            patterns, a negated part sharing a variable with the rule outside its delimiters).
+    """
+    if options.policy == "unrestricted":
+        raise ValueError("the unrestricted policy is the minimal model of asp/etalis.py, not ETALIS-P")
+    return _Compiler(program, options).compile()
+
+
+def stream_facts(events: Sequence[StreamEvent]) -> str:
+    """``occ(e("name",args..),Start,End,Pos).`` per stream event, ``Pos`` its 0-based index in ``events``.
+
+    Raises:
+        UnsupportedError: a non-ground event or a float argument.
+        ValueError: the ends decrease (P3: the stream must be in arrival order).
+    """
+    vs = _Vars()
+    out = []
+    last = None
+    for i, ev in enumerate(events):
+        if any(True for a in ev.atom.args for _ in A.term_vars(a)):
+            raise UnsupportedError(f"stream event {ev.atom} is not ground")
+        if last is not None and ev.end < last:
+            raise ValueError(f"stream event {i} ({ev}) ends before its predecessor: the policies need the "
+                             "arrival order (non-decreasing ends, ETALIS-P 3)")
+        last = ev.end
+        out.append(f"occ({_atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)},{i}).")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# ------------------------------------------------------------------------------------------------ driver
+@dataclass(frozen=True)
+class Step:
+    """One step of the transition system: ``k``, the popped item and its children (clingo text, in order)."""
+    k: int
+    item: str
+    children: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    """A complete run: ``results`` as in :func:`oracle`, the number of ``steps`` (P4), the ground ``atoms``,
+    the per-step ``trace`` (only from :func:`trace`), and clingo's statistics."""
+    results: frozenset
+    steps: int
+    atoms: int
+    trace: tuple[Step, ...]
+    stats: Stats
+
+
+def _default_max_steps(limits: Limits) -> int:
+    # every step grounds at least 3 atoms (top/2, the next fluent, ...), so more steps than the ground-size
+    # limit allows could never finish anyway
+    return max(1, limits.max_ground_size // 3)
+
+
+def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits,
+         include_input: bool, max_steps: int | None, want_trace: bool) -> PolicyRun:
+    comp = compile_policy(program, options)
+    facts = stream_facts(events)
+    derived = program.derived_predicates()
+    cap = _default_max_steps(limits) if max_steps is None else max_steps
+    fbase, feven, fodd = _fixed_parts()
+    stats = Stats()
+    deadline = time.monotonic() + limits.time_s
+    messages: list[str] = []
+
+    def log(code, msg):
+        if len(messages) < 50:
+            messages.append(msg)
+
+    t0 = time.perf_counter()
+    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=100)
+    try:
+        ctl.add("base", [], fbase + "\n#program base.\n" + comp.base + facts)
+        ctl.add("even", ["k"], feven + "\n" + comp.step[0])
+        ctl.add("odd", ["k"], fodd + "\n" + comp.step[1])
+    except RuntimeError as e:
+        raise OracleError(f"clingo rejected the program: {e}; {' '.join(messages)}") from None
+    ctl.ground([("base", [])])
+    k = 0
+    while True:
+        if k >= cap:
+            stats.ground_seconds = time.perf_counter() - t0
+            raise LimitExceeded(f"step limit of {cap} steps exceeded", stats)
+        ctl.ground([("odd" if k % 2 else "even", [clingo.Number(k)])])
+        halt = ctl.symbolic_atoms[clingo.Function("halt", [clingo.Number(k)])]
+        if halt is not None:
+            break
+        k += 1
+        if k % 64 == 0:
+            if time.monotonic() > deadline:
+                stats.ground_seconds = time.perf_counter() - t0
+                raise LimitExceeded(f"time limit of {limits.time_s:g} s exceeded (step {k})", stats)
+            if len(ctl.symbolic_atoms) > limits.max_ground_size:
+                stats.ground_seconds = time.perf_counter() - t0
+                raise LimitExceeded(f"ground size limit {limits.max_ground_size} exceeded (step {k})", stats)
+    stats.ground_seconds = time.perf_counter() - t0
+    atoms = ctl.symbolic_atoms
+    stats.atoms = len(atoms)
+    open_atoms = [str(a.symbol) for a in atoms if not a.is_fact]
+    if open_atoms:
+        raise OracleError(f"step encoding not evaluated to facts (bug): {open_atoms[:5]}")
+    bad = [str(a.symbol) for a in atoms.by_signature("bad", 2)]
+    if bad:
+        raise OracleError(f"ETALIS-P invariant violated (bug): {bad[:5]}")
+    res = set()
+    for a in atoms.by_signature("disp", 4):
+        _, ev, s, e = a.symbol.arguments
+        atom = decode_atom(ev)
+        if include_input or atom.key in derived:
+            res.add((str(atom), s.number, e.number))
+    steps = k + 1
+    tr: tuple[Step, ...] = ()
+    if want_trace:
+        items = {a.symbol.arguments[0].number: str(a.symbol.arguments[1]) for a in atoms.by_signature("top", 2)}
+        kids: dict[int, list[clingo.Symbol]] = {}
+        for a in atoms.by_signature("ch", 2):
+            kids.setdefault(a.symbol.arguments[0].number, []).append(a.symbol.arguments[1])
+        tr = tuple(Step(j, items[j], tuple(str(x) for x in sorted(kids.get(j, []))))
+                   for j in sorted(items))
+    return PolicyRun(frozenset(res), steps, stats.atoms, tr, stats)
+
+
+def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits = Limits(), *,
+           include_input: bool = False, max_steps: int | None = None) -> OracleResult | Undecided:
+    """The results of ``program`` on ``events`` under the consumption policy ``options.policy`` (ETALIS-P).
+
+    Args:
+        program: a parsed (and checked) :class:`semantics.etalis.ast.Program`.
+        events: stream events in arrival order (non-decreasing ends; ties in sequence order, which is the
+            ``position`` of ETALIS-P 3).  Times are integer ticks.
+        options: ``policy`` (``"chronological" | "recent" | "recent_lifo"``), ``interval_policy``, ``window``,
+            ``proper_intervals_only``, ``during_result``, ``not_local_vars``; ``not_reading`` is per witness.
+        limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
+        include_input: also return dispatched stream events of non-derived predicates.
+        max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.
+
+    Returns:
+        ``OracleResult(frozenset of (atom_text, start, end), stats)`` with ``atom_text`` as in
+        :func:`asp.etalis.oracle` (every dispatched event whose predicate heads an event rule), or
+        :class:`Undecided` when the step cap, the time or the size limit is exceeded (never a partial result).
+
+    Raises:
+        ValueError: ``options.policy == "unrestricted"``, or the stream ends decrease.
+        UnsupportedError: a construct the encoding does not support.
+        OracleError: a bug (a shot not evaluated to facts, an "at most one" invariant of ETALIS-P violated).
+    """
+    compile_policy(program, options)  # raise compile errors in the caller's process
+    stream_facts(events)
+
+    def job() -> OracleResult:
+        r = _run(program, events, options, limits, include_input, max_steps, False)
+        r.stats.calls = 0
+        return OracleResult(r.results, r.stats)
+
+    return isolated(job, limits=limits)
+
+
+def trace(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits = Limits(), *,
+          include_input: bool = False, max_steps: int | None = None) -> PolicyRun | Undecided:
+    """Like :func:`oracle`, but returns the whole run: results, number of steps, and per step the popped item
+    and its children (``Step``), for debugging and for comparing runs step by step."""
+    compile_policy(program, options)
+    stream_facts(events)
+    return isolated(_run, program, events, options, limits, include_input, max_steps, True, limits=limits)
