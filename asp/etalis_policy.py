@@ -45,7 +45,7 @@ from asp.oracle import Limits, LimitExceeded, OracleError, OracleResult, Stats, 
 from semantics.etalis import ast as A
 from semantics.etalis.analysis import pattern_vars, visible_vars
 from semantics.etalis.options import Options
-from semantics.etalis.policies import interval_option
+from semantics.etalis.policies import dispatch_order, interval_option
 from semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis_policy.lp")
@@ -122,6 +122,7 @@ class _Compiler:
         self.step: list[str] = []     # rules; _CUR stands for the store fluent of the parity
         self.next_id = 0
         self.kind, self.ivar = interval_option(options.interval_policy)
+        self.drank = dispatch_order(prog)   # ETALIS-P 5: leaf id -> rank in the for_each order
 
     def compile(self) -> Compiled:
         o = self.o
@@ -185,6 +186,7 @@ class _Compiler:
         if n.q is not None:
             self.base.append(f"qwin({n.id},{n.q}).")
         if isinstance(p, A.EventAtom):
+            self.base.append(f"drank({n.id},{self.drank[n.id]}).")
             self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{_atom(p.name, p.args, vs)},S,E).")
         elif isinstance(p, A.TimePoint):
             self.base.append(f"tpleaf({n.id},{int(p.value)}).")

@@ -174,3 +174,12 @@ def test_older_blocker_still_blocks(policy):
     # c3 ends before b starts at 6 and after a ends: it blocks a1 under every policy, although a newer
     # c (on [4,8]) has arrived since (blockers are appended, never replaced: ETALIS-P 7)
     assert run("r <- not(c).[a, b].", "a@1 c@3 c@4-8 b@6-9", policy) == set()
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_self_sequence_checks_before_inserting(policy):
+    # dispatch order (ETALIS-P 5): the right operand (checking) before the left one (inserting), as ETALIS's
+    # compiler orders its clauses; so a2 completes with a1 before it becomes the stored initiator
+    assert run("e <- a seq a.", "a@1 a@2 a@3", policy) == {("e", 1, 2), ("e", 2, 3)}
+    # not(c).[a, a]: the end delimiter checks before the start delimiter is stored
+    assert run("e <- not(c).[a, a].", "a@1 a@2 c@3 a@4", policy) == {("e", 1, 2)}

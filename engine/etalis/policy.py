@@ -31,7 +31,7 @@ from engine.etalis.evaluate import Evaluator, _compare, _ground_int_terms, _solv
 from semantics.etalis import ast as A
 from semantics.etalis.analysis import pattern_vars, visible_vars
 from semantics.etalis.options import Options
-from semantics.etalis.policies import interval_option
+from semantics.etalis.policies import dispatch_order, interval_option
 
 __all__ = ["PolicyEvaluator"]
 
@@ -111,6 +111,9 @@ class PolicyEvaluator:
         for i, r in enumerate(program.event_rules):
             self.heads.append(r.head)
             self._build(program.effective_body(r), i, None)
+        rank = dispatch_order(program)                   # ETALIS-P 5: the for_each order
+        for lst in self.leaves.values():
+            lst.sort(key=lambda n: rank[n.id])
         self.points.sort(key=lambda x: (x[0], x[1]))
         self._pi = 0
         self.clock: Optional[int] = None
@@ -287,7 +290,7 @@ class PolicyEvaluator:
                     stack.extend(reversed(kids))
 
     def _ev(self, it: tuple) -> Optional[list]:
-        """ETALIS-P 5: dispatch an event to the leaves that match it, in node-id order."""
+        """ETALIS-P 5: dispatch an event to the leaves that match it, in dispatch order."""
         _, name, args, s, e = it
         key = (name, args, s, e)
         if key in self.seen_ev:

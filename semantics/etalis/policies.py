@@ -48,8 +48,16 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
    was dispatched before, nothing happens (goals are unique, note 3.2; this also ends recursion that creates
    nothing new).  Otherwise it is recorded; if its predicate is the head of some event rule it is a
    **result**; its children are ``act(n, V, S, E)`` for every event-atom leaf ``n`` whose pattern unifies with
-   ``A`` (``V``: the bindings), in increasing node id (the ``for_each`` order).  A time-point item of leaf ``n``
-   has the single child ``act(n, (), q, q)``.
+   ``A`` (``V``: the bindings), in **dispatch order** (the ``for_each`` order of the implementation, note 3.3,
+   :func:`dispatch_order`): rules in program order; within a rule, by the post-order position (left operand,
+   right operand, node) of the leaf's nearest ancestor that is a binary operator or ``not`` (ETALIS's
+   binarizer emits the binary rules children first); under the same ancestor the operand that *completes*
+   a pattern before the one that *starts* it: the right operand of a binary operator before its left one,
+   and for ``not`` the end delimiter ``p3``, then the negated ``p1``, then the start ``p2`` (ETALIS's compiler
+   emits the checking clause before the goal-inserting one, ``[SecondClause, FirstClause]`` in
+   ``compiler.P``).  So ``e <- a seq a`` fires on consecutive ``a``'s under every policy, as in ETALIS.  A leaf
+   without such an ancestor comes after the others of its rule.  A time-point item of leaf ``n`` has the
+   single child ``act(n, (), q, q)``.
 
 6. Processing an activation ``act(n,V,S,E)``:
 
@@ -141,3 +149,56 @@ def interval_option(interval_policy: str) -> tuple[str, str | None]:
         kind, var = interval_policy.split(":", 1)
         return kind, var
     return interval_policy, None
+
+
+def dispatch_order(program) -> dict[int, int]:
+    """The dispatch order of ETALIS-P section 5: event-atom leaf node id -> rank (0 = dispatched first).
+
+    Node ids are the pre-order ids of ETALIS-P section 1 (rules in program order; a node before its
+    children; binary: left, right; ``not``: start, end, negated; window/where: the child).
+
+    Args:
+        program: a :class:`semantics.etalis.ast.Program`.
+
+    Returns:
+        ``{leaf_id: rank}`` for every :class:`~semantics.etalis.ast.EventAtom` leaf of every event rule.
+    """
+    from semantics.etalis import ast as A
+
+    keys: dict[int, tuple] = {}
+    counter = [0]
+
+    def walk(p, rule: int, anc: tuple | None, post: list) -> None:
+        """Assign the pre-order id of ``p``; ``anc`` = (ancestor node object, role) of the nearest binary/not
+        ancestor; ``post`` collects binary/not nodes in post-order."""
+        nid = counter[0]
+        counter[0] += 1
+        if isinstance(p, A.EventAtom):
+            keys[nid] = (rule, anc)
+        elif isinstance(p, (A.Window, A.Where)):
+            walk(p.pattern, rule, anc, post)
+        elif isinstance(p, A.Binary):
+            me = object()
+            walk(p.left, rule, (me, 1), post)
+            walk(p.right, rule, (me, 0), post)
+            post.append(me)
+        elif isinstance(p, A.Not):
+            me = object()
+            walk(p.start, rule, (me, 2), post)
+            walk(p.end, rule, (me, 0), post)
+            walk(p.negated, rule, (me, 1), post)
+            post.append(me)
+
+    order: list[tuple] = []
+    for i, r in enumerate(program.event_rules):
+        post: list = []
+        start = counter[0]
+        walk(program.effective_body(r), i, None, post)
+        pos = {id(m): j for j, m in enumerate(post)}
+        for nid in range(start, counter[0]):
+            if nid in keys:
+                rule, anc = keys[nid]
+                k = (rule, len(post), 0, nid) if anc is None else (rule, pos[id(anc[0])], anc[1], nid)
+                order.append((k, nid))
+    order.sort()
+    return {nid: rank for rank, (_, nid) in enumerate(order)}
