@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
 
 from asp.etalis import UnsupportedError, oracle
 from asp.oracle import Limits, OracleResult
@@ -216,7 +216,7 @@ def test_unsupported_and_order():
         evaluator(parse("r <- not(c).[a, b]."), Options(not_reading="literal"))
     with pytest.raises(UnsupportedError):
         evaluator(parse("r <- not(c).[a, b]."), Options(during_result="contained"))
-    with pytest.raises(UnsupportedError):
+    with pytest.raises(TypeError):              # the policy is a switch of Options, not an argument
         evaluator(parse("r <- a seq b."), policy="chronological")
     with pytest.raises(UnsupportedError):
         evaluator(parse("r(Y) <- a(X) where Y is X / 2."))
@@ -236,82 +236,15 @@ def test_gc_bounds_memory():
 
 
 # ------------------------------------------------------------------------------------------------ differential
-ATOMS = ("a", "b", "c")
-OPS = ("seq", "and", "par", "or", "equals", "meets", "during", "starts", "finishes")
-ARGS = ("X", "Y", "_", "1")
-
-
-@st.composite
-def patterns(draw, depth, heads, neg_ok):
-    """(text, bound variables, uses_not) of a random pattern."""
-    kind = draw(st.sampled_from(["leaf"] * 3 + ["bin"] * 4 + ["win", "where", "not", "point"]
-                                if depth > 0 else ["leaf"] * 6 + ["point"]))
-    if kind == "point":
-        return str(draw(st.integers(0, 6))), set(), False
-    if kind == "leaf":
-        name = draw(st.sampled_from(ATOMS + tuple(heads)))
-        arg = draw(st.sampled_from(ARGS))
-        return f"{name}({arg})", ({arg} if arg[0].isupper() else set()), False
-    if kind == "not" and neg_ok:
-        p2, b2, _ = draw(patterns(depth - 1, heads, False))
-        p3, b3, _ = draw(patterns(depth - 1, heads, False))
-        cand = sorted(b2 | b3) + ["_", "L", "2"]
-        neg = draw(st.sampled_from(ATOMS + tuple(heads)))
-        return f"not({neg}({draw(st.sampled_from(cand))})).[{p2}, {p3}]", b2 | b3, True
-    if kind == "win":
-        p, b, n = draw(patterns(depth - 1, heads, neg_ok))
-        return f"({p}).{draw(st.integers(0, 4))}", b, n
-    if kind == "where":
-        p, b, n = draw(patterns(depth - 1, heads, neg_ok))
-        if not b:
-            return p, b, n
-        v = draw(st.sampled_from(sorted(b)))
-        w = draw(st.sampled_from(sorted(b)))
-        k = draw(st.integers(0, 3))
-        cond = draw(st.sampled_from([f"{v} < {k}", f"{v} >= {k}", f"{v} =\\= {k}", f"\\+ ({v} =:= {k})",
-                                     f"{v} + 1 > {w}", f"({v} < {k} ; {w} == 2)", f"{v} =< {w}"]))
-        return f"({p}) where ({cond})", b, n
-    op = draw(st.sampled_from(OPS))
-    l, lb, ln = draw(patterns(depth - 1, heads, neg_ok))
-    r, rb, rn = draw(patterns(depth - 1, heads, neg_ok and not ln))
-    if op == "or" and lb != rb:
-        op = "and"
-    return f"({l}) {op} ({r})", (lb & rb if op == "or" else lb | rb), ln or rn
-
-
-@st.composite
-def programs(draw):
-    n = draw(st.integers(1, 3))
-    rules, heads, used_not = [], [], False
-    for i in range(n):
-        head = f"d{i}"
-        visible = heads + ([head] if draw(st.booleans()) else [])   # self-recursion sometimes
-        body, bound, nt = draw(patterns(draw(st.integers(1, 3)), visible, not used_not))
-        used_not |= nt
-        arg = draw(st.sampled_from(sorted(bound))) if bound else "1"
-        rule = f"{head}({arg}) <- {body}."
-        if draw(st.integers(0, 3)) == 0:
-            rule = f"w{i}([property(event_rule_window, {draw(st.integers(1, 5))})]) 'rule:' " + rule
-        rules.append(rule)
-        heads.append(head)
-    if draw(st.integers(0, 3)) == 0:   # recursive counter with a guard
-        rules.append("cnt(0) <- b(_). cnt(N+1) <- cnt(N) seq a(_) where N < 2.")
-    return "\n".join(rules)
-
-
-@st.composite
-def streams(draw):
-    evs = []
-    for _ in range(draw(st.integers(0, 8))):
-        s = draw(st.integers(0, 6))
-        e = s + draw(st.sampled_from([0, 0, 0, 1, 2, 3]))
-        evs.append((draw(st.sampled_from(ATOMS)), draw(st.integers(1, 2)), s, e))
-    evs.sort(key=lambda x: x[3])
-    return [StreamEvent(A.EventAtom(n, (A.Num(v),)), s, e, i) for i, (n, v, s, e) in enumerate(evs)]
+# The random programs and streams are the workbench's shared generators (workbench.strategies, also used
+# by `ceplab fuzz etalis`): nested operators over all nine binary ops, not, windows incl.
+# event_rule_window, where, time points, multi-rule hierarchies, self-recursion, a guarded counter;
+# streams with ties and interval-stamped inputs.
+from workbench.strategies import etalis_programs, etalis_streams  # noqa: E402
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(programs(), streams())
+@given(etalis_programs(), etalis_streams())
 def test_differential_engine_equals_oracle(rules, evs):
     try:
         prog = parse(rules)

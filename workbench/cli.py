@@ -9,7 +9,11 @@
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab verify
 
-Bad input (a query or stream that does not parse, an unknown language, a bad ``--set``) prints
+Languages: ``cel`` and ``etalis`` (ETALIS rule files in the ``.event`` syntax; streams as JSON Lines
+or ETALIS ``.stream`` files; ``--set policy=chronological`` etc. select a consumption policy).
+
+Bad input (a query or stream that does not parse, an unknown language, a bad ``--set``, a query
+the engine or oracle refuses) prints
 ``file:line:column: message`` on stderr and exits 2, without a traceback. ``--json`` prints exactly
 one JSON object on stdout. Progress bars go to stderr.
 """
@@ -123,9 +127,11 @@ def _fmt(lang: Any, r: Any) -> str:
 
 # ----------------------------------------------------------------------------- run
 @app.command()
-def run(lang: str = typer.Argument(..., help="language name, e.g. cel"),
-        query: Path = typer.Argument(..., help="query file in the language's concrete syntax"),
-        stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV)"),
+def run(lang: str = typer.Argument(..., help="language name: cel or etalis"),
+        query: Path = typer.Argument(..., help="query file in the language's concrete syntax "
+                                     "(ETALIS: a .event rule file)"),
+        stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON Lines "
+                                     "or an ETALIS .stream file)"),
         oracle: bool = typer.Option(False, "--oracle", help="evaluate with the clingo oracle"),
         engine: bool = typer.Option(False, "--engine", help="evaluate with the incremental engine "
                                     "(default)"),
@@ -179,9 +185,10 @@ def run(lang: str = typer.Argument(..., help="language name, e.g. cel"),
 
 # ----------------------------------------------------------------------------- compare
 @app.command()
-def compare(lang: str = typer.Argument(..., help="language name, e.g. cel"),
+def compare(lang: str = typer.Argument(..., help="language name: cel or etalis"),
             query: Path = typer.Argument(..., help="query file"),
-            stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV)"),
+            stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON "
+                                          "Lines or an ETALIS .stream file)"),
             sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
@@ -276,8 +283,9 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
 
 # ----------------------------------------------------------------------------- papers-check
 @app.command("papers-check")
-def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (cel), a case file "
-                                                       "name (figure1) or a path; default all"),
+def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (cel, etalis), a case "
+                                                       "file name (figure1, etalis/note5) or a "
+                                                       "path; default all"),
                  json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
                  timeout: Optional[float] = typer.Option(None, "--timeout",
                                                          help="oracle time limit (s)")) -> None:

@@ -4,7 +4,9 @@
 and stream and returns a :class:`Report`. Besides comparing the two result sets it checks the
 streaming contract of the evaluator: every result is emitted exactly once, at the position
 ``Language.result_end(result)`` at which it is determined (or at ``close()`` for results a language
-defers to the end of the stream, see ``Language.extra["deferred"]``). A result emitted twice or at
+defers to the end of the stream, see ``Language.extra["deferred"]``). A language whose emission
+position depends on the stream (ETALIS: the first event at which the clock reaches the result's end
+and its prefix entails it) gives ``Language.extra["result_positions"]`` instead. A result emitted twice or at
 the wrong position is a disagreement with a description in ``Report.problems``.
 
 :func:`options_from_kv` turns ``--set NAME=VALUE`` strings into an ``Options`` value.
@@ -17,7 +19,7 @@ import time
 import traceback
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from semantics.errors import InputError
 
@@ -76,7 +78,9 @@ def options_from_kv(options_cls: type, items: Iterable[str] | None) -> Any:
 
     Raises:
         OptionError: malformed item (no ``=``), unknown name (the message lists the known ones),
-            or a value that is not allowed (the message lists the allowed ones).
+            a value that is not allowed (the message lists the allowed ones), or a combination the
+            ``Options`` class rejects (its ``ValueError`` message). Plain ``str`` fields take the
+            value as it is.
     """
     fields = {f.name: f for f in dataclasses.fields(options_cls)}
     try:
@@ -93,7 +97,10 @@ def options_from_kv(options_cls: type, items: Iterable[str] | None) -> Any:
             raise OptionError(f"unknown switch {name!r}; known: {', '.join(fields) or '(none)'}",
                               "--set")
         kw[name] = _convert(raw, hints.get(name, str), name)
-    return options_cls(**kw)
+    try:
+        return options_cls(**kw)
+    except (ValueError, TypeError) as e:  # the Options' own validation (combinations, formats)
+        raise OptionError(str(e), "--set") from None
 
 
 def options_to_json(options: Any) -> dict[str, Any]:
@@ -265,9 +272,20 @@ def _where(p: int | None) -> str:
     return "at close()" if p is None else f"at position {p}"
 
 
-def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], deferred: bool
-                      ) -> list[str]:
-    """Check that each result is emitted once, at ``result_end`` (or at close() if deferred)."""
+def _expected_text(e: Any) -> str:
+    if isinstance(e, (set, frozenset)):
+        ps = sorted(e, key=lambda x: (x is None, x if x is not None else 0))
+        return "one of " + ", ".join("close()" if p is None else f"position {p}" for p in ps)
+    return "close()" if e is None else f"position {e}"
+
+
+def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], deferred: bool,
+                      expected: Mapping[Any, Any] | None = None) -> list[str]:
+    """Check that each result is emitted once, at ``result_end`` (or at close() if deferred).
+
+    ``expected`` (from the language's ``extra["result_positions"]`` hook) overrides ``result_end``:
+    result -> position, ``None`` for ``close()``, a set of acceptable positions, or ``...`` (any).
+    """
     tj = lang.result_to_json
     seen: dict[Any, list[int | None]] = {}
     for r, p in emissions:
@@ -278,26 +296,50 @@ def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], de
         if len(ps) > 1:
             problems.append(f"result {name} emitted {len(ps)} times ("
                             + ", ".join(_where(p) for p in ps) + ")")
+        if expected is not None and not deferred:
+            if r not in expected:
+                problems.append(f"result {name}: no expected emission position")
+                continue
+            want = expected[r]
+            if want is ...:
+                continue
+            ok = (lambda p: p in want) if isinstance(want, (set, frozenset)) else (lambda p: p == want)
+            for p in sorted(set(ps), key=lambda x: (x is None, x if x is not None else 0)):
+                if not ok(p):
+                    problems.append(f"result {name} emitted {_where(p)}, expected at "
+                                    f"{_expected_text(want)} (where it is determined)")
+            continue
         try:
-            expected: int | None = None if deferred else lang.result_end(r)
+            expected_p: int | None = None if deferred else lang.result_end(r)
         except Exception as e:  # a malformed result
             problems.append(f"result {name} is malformed: {e}")
             continue
         for p in sorted(set(ps), key=lambda x: (x is None, x if x is not None else 0)):
-            if p != expected:
-                if expected is None:
+            if p != expected_p:
+                if expected_p is None:
                     why = "the results of this query are determined only at the end of the stream"
                     problems.append(f"result {name} emitted {_where(p)}, expected at close() ({why})")
                 elif p is None:
                     problems.append(f"result {name} emitted at close(), expected at position "
-                                    f"{expected} (its last event)")
-                elif p < expected:
+                                    f"{expected_p} (its last event)")
+                elif p < expected_p:
                     problems.append(f"result {name} emitted at position {p}, before its last event "
-                                    f"at position {expected}")
+                                    f"at position {expected_p}")
                 else:
                     problems.append(f"result {name} emitted late at position {p}, expected at "
-                                    f"position {expected} (its last event)")
+                                    f"position {expected_p} (its last event)")
     return problems
+
+
+def expected_positions(lang: Any, query: Any, stream: Any, options: Any, limits: Any,
+                       results: Iterable[Any]) -> Mapping[Any, Any] | None:
+    """The language's ``extra["result_positions"]`` for ``results``, or None without the hook."""
+    hook = getattr(lang, "extra", {}).get("result_positions")
+    if hook is None:
+        return None
+    if limits is None:
+        limits = default_limits()
+    return hook(query, stream, options, limits, results)
 
 
 def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any = None) -> Report:
@@ -347,7 +389,18 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
         problems.append(f"engine emitted an unhashable result: {e}")
         engine_set = frozenset()
     if engine_set:
-        problems.extend(position_problems(lang, emissions, is_deferred(lang, query, options)))
+        deferred = is_deferred(lang, query, options)
+        expected = None
+        if not deferred:
+            try:
+                expected = expected_positions(lang, query, stream, options, limits, engine_set)
+            except InputError:
+                raise
+            except Exception as e:
+                problems.append(f"computing the expected emission positions raised "
+                                f"{type(e).__name__}: {e} [{_tb_tail()}]")
+                expected = {r: ... for r in engine_set}   # still check duplicates
+        problems.extend(position_problems(lang, emissions, deferred, expected))
     oracle_only: list[Any] = []
     engine_only: list[Any] = []
     if oracle_results is not None:

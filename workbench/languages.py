@@ -38,13 +38,26 @@ class Language:
         oracle: ``oracle(query, stream, options, limits) -> OracleResult | Undecided``.
         evaluator: ``evaluator(query, options) -> Evaluator``.
         result_to_json: canonical JSON form of one result (DESIGN.md section 4).
-        result_end: the stream position at which a result is determined (for prefix checks).
+        result_end: the stream position at which a result is determined (for prefix checks);
+            a language whose positions depend on the stream provides
+            ``extra["result_positions"]`` instead (see below) and may return anything here.
         strategies: ``strategies()`` -> object with hypothesis strategies ``queries()``,
             ``streams()``, ``options()`` and a ``render(query) -> str`` printer.
         real_cases: ``real_cases()`` -> list of (name, query_text, stream) bundled real-data cases.
         paper_cases: ``paper_cases()`` -> list of paper worked examples (see papers-check/).
         random_case: ``random_case(rng, length) -> (query_text, stream, options)`` for Spark fuzzing,
             drawn with the same generators as the hypothesis strategies.
+        extra: optional hooks, by key (all optional; the workbench falls back to CEL-style streams):
+            ``deferred(query, options) -> bool`` (results held back until ``close()``);
+            ``result_positions(query, stream, options, limits, results) -> {result: position |
+            None | frozenset of positions}`` (where each result must be emitted; overrides
+            ``result_end``); ``simplify(query_text, lang)`` (shrinking candidates); ``render``;
+            ``result_from_json``; ``parse_unchecked``; ``with_strategy``; ``paper`` (citation);
+            ``stream_from_json(items, name)`` (a stream from event JSON objects, for reproducers);
+            ``event_row(event) -> (time, type, attrs dict)`` (the Spark streams table);
+            ``drop_events(stream, indices)`` (shrinking); ``paper_stream(value, file)``,
+            ``pattern_query(rules, head, pattern)``, ``project_results(results, head)`` and
+            ``provenance_legend`` (papers-check layouts and table, see :mod:`workbench.papers`).
     """
 
     name: str
@@ -71,10 +84,15 @@ def register(name: str, factory: Callable[[], Language]) -> None:
     _REGISTRY[name] = factory
 
 
+#: The built-in languages, in the order the CLI lists and runs them (independent of import order).
+BUILTINS = ("cel", "etalis")
+
+
 def names() -> list[str]:
-    """Registered language names, in registration order."""
+    """Registered language names: the built-ins in :data:`BUILTINS` order, then the others in
+    registration order."""
     _load_builtins()
-    return list(_REGISTRY)
+    return [n for n in BUILTINS if n in _REGISTRY] + [n for n in _REGISTRY if n not in BUILTINS]
 
 
 def get(name: str) -> Language:
@@ -87,7 +105,7 @@ def get(name: str) -> Language:
     try:
         return _REGISTRY[name]()
     except KeyError:
-        raise KeyError(f"unknown language {name!r}; known: {', '.join(_REGISTRY)}") from None
+        raise KeyError(f"unknown language {name!r}; known: {', '.join(names())}") from None
 
 
 _loaded = False
@@ -99,3 +117,4 @@ def _load_builtins() -> None:
         return
     _loaded = True
     from workbench import cel_language  # noqa: F401  (registers "cel")
+    from workbench import etalis_language  # noqa: F401  (registers "etalis")

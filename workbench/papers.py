@@ -21,7 +21,20 @@ Accepted file layouts (one JSON object per file; all keys besides the ones named
   ``expected`` is a list (the query's results) or ``{STRATEGY: list}`` (one case per strategy);
   ``expected_all`` is the ALL result.
 
-Expected results are in the language's canonical JSON form (CEL: sorted position lists).
+* **shared rules x patterns** (ETALIS ``figure1.json``): ``"rules"`` (a list of rule texts),
+  ``"result_head"``, a shared ``"stream"`` and ``"cases"`` of ``{"name", "pattern", "expected",
+  "options"?, "expected_with_options"?}``. The query is the rules plus ``HEAD <- PATTERN.`` (the
+  language's ``extra["pattern_query"]`` hook); results are compared restricted to ``HEAD``
+  (``extra["project_results"]``: 0-ary heads as ``[start, end]`` intervals). A case with
+  ``"options"`` and ``"expected_with_options"`` gives a second case under those switches; without
+  ``"expected_with_options"`` its ``"options"`` are informational (the first case uses the
+  defaults). A ``"result_head"`` inside a case of a case list restricts that case the same way.
+
+Streams of languages with an ``extra["paper_stream"](value, file)`` hook are read by it (ETALIS:
+inline JSON Lines objects, a ``.jsonl``/``.stream`` file, or the compact ``"a@1 b(2)@3-5"``).
+
+Expected results are in the language's canonical JSON form (CEL: sorted position lists; ETALIS:
+``[atom, start, end]``).
 """
 from __future__ import annotations
 
@@ -56,6 +69,7 @@ class PaperCase:
     provenance: str = ""
     checked: bool = True
     per_position: dict | None = None
+    result_head: str | None = None
 
 
 @dataclass
@@ -114,7 +128,8 @@ class PaperVerdict:
     def to_json(self) -> dict[str, Any]:
         c = self.case
         return {"lang": c.lang, "file": c.file, "name": c.name, "query": c.query,
-                "options": c.options, "provenance": c.provenance, "expected": c.expected,
+                "options": c.options, "result_head": c.result_head, "provenance": c.provenance,
+                "expected": c.expected,
                 "oracle": self.oracle, "engine": self.engine, "compare": self.compare,
                 "engine_note": self.engine_note, "problems": self.problems,
                 "oracle_matches": self.oracle_matches, "engine_matches": self.engine_matches,
@@ -123,11 +138,26 @@ class PaperVerdict:
 
 
 # ----------------------------------------------------------------------------- loading
-def _stream(value: Any, named: dict, file: str, attrs: list | None = None) -> Any:
+def _lang_hook(lang: str | None, key: str) -> Any:
+    if lang is None:
+        return None
+    from workbench import languages
+
+    try:
+        return languages.get(lang).extra.get(key)
+    except KeyError:
+        return None
+
+
+def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
+            lang: str | None = None) -> Any:
     from semantics.events import Event, Stream, parse_jsonl, read_stream
 
     if isinstance(value, str) and value in named:
         value = named[value]
+    hook = _lang_hook(lang, "paper_stream")
+    if hook is not None:
+        return hook(value, file)
     if isinstance(value, str):
         p = Path(file).parent / value
         if value.endswith((".jsonl", ".csv")):
@@ -191,10 +221,13 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
     shared_opts = dict(doc.get("options") or {})
     out: list[PaperCase] = []
     formulas = doc.get("formulas") or {}
+    head = doc.get("result_head")
+    if doc.get("rules") is not None and head is not None:
+        out.extend(_pattern_cases(doc, lang, file, named, shared, shared_opts, head))
     if formulas:
         if shared is None:
             raise PaperFileError("'formulas' need a shared 'stream' or 'stream_file'", file)
-        stream = _stream(shared, named, file)
+        stream = _stream(shared, named, file, lang=lang)
         per_pos = doc.get("per_position") or {}
         for fname, ftext in formulas.items():
             for strat, e in (doc.get("expected") or {}).get(fname, {}).items():
@@ -208,6 +241,8 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
                     provenance=str(e.get("provenance", "")) if isinstance(e, dict) else "",
                     per_position=pp))
     for group in ("cases", "examples", "adversarial"):
+        if group == "cases" and doc.get("rules") is not None and head is not None:
+            continue  # the shared-rules layout (above)
         for i, c in enumerate(doc.get(group) or []):
             if not isinstance(c, dict):
                 raise PaperFileError(f"{group}[{i}] is not an object", file)
@@ -217,12 +252,13 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
             sv = c.get("stream", shared)
             if sv is None:
                 raise PaperFileError(f"{group}[{i}] has no stream", file)
-            stream = _stream(sv, named, file, c.get("attrs"))
+            stream = _stream(sv, named, file, c.get("attrs"), lang)
             name = str(c.get("name", c.get("id", f"{group}[{i}]")))
             opts = {**shared_opts, **(c.get("options") or c.get("set") or {})}
             common = dict(lang=lang, file=file, stream=stream, options=opts,
                           note=str(c.get("note", "")), provenance=str(c.get("provenance", "")),
-                          checked=c.get("check", True) is not False)
+                          checked=c.get("check", True) is not False,
+                          result_head=c.get("result_head"))
             exp = c.get("expected", c.get("results"))
             if isinstance(exp, dict):
                 for strat, e in exp.items():
@@ -235,6 +271,34 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
                 out.append(PaperCase(name=name, query=query, expected=exp, **common))
     if not out:
         raise PaperFileError("no cases ('formulas' with 'expected', or 'cases')", file)
+    return out
+
+
+def _pattern_cases(doc: dict, lang: str, file: str, named: dict, shared: Any, shared_opts: dict,
+                   head: str) -> list[PaperCase]:
+    """The shared-rules x patterns layout (see the module docstring)."""
+    make = _lang_hook(lang, "pattern_query")
+    if make is None:
+        raise PaperFileError(f"language {lang} cannot build queries from 'rules' and 'pattern'", file)
+    if shared is None:
+        raise PaperFileError("'rules' with 'result_head' need a shared 'stream'", file)
+    stream = _stream(shared, named, file, lang=lang)
+    out = []
+    for i, c in enumerate(doc.get("cases") or []):
+        if not isinstance(c, dict) or not isinstance(c.get("pattern"), str):
+            raise PaperFileError(f"cases[{i}] needs a 'pattern' text", file)
+        name = str(c.get("name", f"cases[{i}]"))
+        query = make(doc["rules"], head, c["pattern"])
+        common = dict(lang=lang, file=file, stream=stream, query=query,
+                      provenance=str(c.get("provenance", "")), result_head=head)
+        out.append(PaperCase(name=name, options=dict(shared_opts), expected=c.get("expected"),
+                             note=str(c.get("note", "")), **common))
+        if c.get("options") and "expected_with_options" in c:
+            opts = {**shared_opts, **c["options"]}
+            tag = ", ".join(f"{k}={v}" for k, v in c["options"].items())
+            out.append(PaperCase(name=f"{name} [{tag}]", options=opts,
+                                 expected=c["expected_with_options"],
+                                 note=str(c.get("note", "")), **common))
     return out
 
 
@@ -252,7 +316,8 @@ def load_cases(lang: str) -> list[PaperCase]:
 
 
 def select(paper: str | None) -> list[PaperCase]:
-    """Cases for ``ceplab papers-check [PAPER]``: all, a language name, a file stem or a path.
+    """Cases for ``ceplab papers-check [PAPER]``: all, a language name, ``LANG/STEM``, a file stem
+    (the first language that has it) or a path.
 
     Raises:
         LookupError: nothing matches (the message lists what exists).
@@ -267,6 +332,11 @@ def select(paper: str | None) -> list[PaperCase]:
     p = Path(paper)
     if p.is_file():
         return load_file(p)
+    lang_part, slash, stem = paper.partition("/")
+    if slash and lang_part in langs:
+        for f in case_files(lang_part):
+            if stem in (f.stem, f.name):
+                return load_file(f, lang_part)
     for lang in langs:
         for f in case_files(lang):
             if f.stem == paper or f.name == paper:
@@ -322,6 +392,15 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
         v.oracle = None if results is None else sort_json(tj(r) for r in results)
         if undecided:
             v.problems.append(undecided)
+    if case.result_head is not None:
+        project = L.extra.get("project_results")
+        if project is None:
+            raise PaperFileError(f"{case.name}: 'result_head' needs a project_results hook",
+                                 case.file)
+        if v.oracle is not None:
+            v.oracle = project(v.oracle, case.result_head)
+        if v.engine is not None:
+            v.engine = project(v.engine, case.result_head)
     if case.expected is not None:
         exp = _canon(case.expected)
         if v.oracle is not None:
@@ -390,6 +469,10 @@ def table(verdicts: list[PaperVerdict]) -> Any:
                   fmt(v.oracle), fmt(v.engine), f"[{style}]{text}[/]")
     ok = sum(v.ok for v in verdicts)
     lines = [f"{ok}/{len(verdicts)} ok; prov: P = stated by the paper, D = derived"]
+    for lang in dict.fromkeys(v.case.lang for v in verdicts):
+        legend = _lang_hook(lang, "provenance_legend")
+        if legend:
+            lines.append(f"prov ({lang}): {legend}")
     lines += [f"[{n}] {note}" for note, n in notes.items()]
     t.caption = "\n".join(lines)
     return t

@@ -145,11 +145,26 @@ def _stream_json(stream: Any) -> list[dict]:
     return [e.to_json() for e in stream]
 
 
-def stream_from_json(items: list[dict], name: str = "<reproducer>") -> Any:
-    """A Stream from a list of event JSON objects (as written in reproducers)."""
+def stream_from_json(items: list[dict], name: str = "<reproducer>", lang: Any = None) -> Any:
+    """A stream from a list of event JSON objects (as written in reproducers).
+
+    Uses the language's ``extra["stream_from_json"]`` hook when ``lang`` has one (ETALIS), else
+    :func:`semantics.events.parse_jsonl` (flat CEL-style streams).
+    """
+    hook = getattr(lang, "extra", {}).get("stream_from_json") if lang is not None else None
+    if hook is not None:
+        return hook(items, name)
     from semantics.events import parse_jsonl
 
     return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
+
+
+def _event_row(lang: Any, e: Any) -> tuple[int, str, dict]:
+    """``(time, type, attrs)`` of an event for the streams table (``extra["event_row"]`` hook)."""
+    hook = lang.extra.get("event_row")
+    if hook is not None:
+        return hook(e)
+    return e.time, e.type, e.attrs
 
 
 def _limits(limits_kw: dict | None) -> Any:
@@ -215,14 +230,17 @@ def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> 
     for cid in ids:
         _q, stream, _o = lang.random_case(case_rng(seed, lang_name, cid), length)
         for i, e in enumerate(stream):
-            yield (cid, i, e.time, e.type, json.dumps(e.attrs, sort_keys=True))
+            t, typ, attrs = _event_row(lang, e)
+            yield (cid, i, t, typ, json.dumps(attrs, sort_keys=True))
 
 
 def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str = "cel") -> Any:
     """The streams of cases ``0..n-1`` as a DataFrame.
 
     Columns: ``stream_id`` (= case id), ``position``, ``time``, ``type``, ``attrs`` (JSON object
-    text). Generated on the executors from the same seeds as the fuzz cases.
+    text; for languages with an ``extra["event_row"]`` hook whatever it puts there, e.g. ETALIS:
+    ``time`` = start, ``attrs`` = ``{"args": [...], "end": end}``). Generated on the executors from
+    the same seeds as the fuzz cases.
     """
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
@@ -416,7 +434,7 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
 
     lang = faulty_language(languages.get(lang_name), fault)
     cid = row["case_id"]
-    stream = stream_from_json(row.get("stream", []), f"case-{cid}")
+    stream = stream_from_json(row.get("stream", []), f"case-{cid}", lang)
     opts_json = row.get("options", {})
     options = options_from_kv(lang.options, [f"{k}={v}" for k, v in opts_json.items()])
     limits = _limits(limits_kw)
