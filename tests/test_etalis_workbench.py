@@ -297,3 +297,35 @@ def test_spark_fuzz_etalis(tmp_path):
         assert len(rep["shrunk"]["stream"]) <= len(rep["stream"])
     finally:
         spark.stop()
+
+
+def test_declared_policy_is_honoured_and_reported(tmp_path):
+    """A rule file that sets ETALIS's consumption policy: mapped when ETALIS's flag has a counterpart, reported
+    either way (never a silent choice); an explicit --set wins."""
+    from typer.testing import CliRunner
+
+    from workbench.cli import app
+
+    evs = "".join(f'{{"type": "{t}", "time": {x}}}\n' for t, x in
+                  [("a", 1), ("a", 2), ("a", 3), ("b", 4), ("b", 5), ("c", 6)])
+    (tmp_path / "s.jsonl").write_text(evs)
+    rules = "ie <- a seq b.\ne <- ie seq c.\n"
+    runner = CliRunner()
+
+    def run(flag, *extra):
+        (tmp_path / "r.event").write_text(f"event_consumption_policy({flag}).\n" + rules)
+        res = runner.invoke(app, ["run", "etalis", str(tmp_path / "r.event"), str(tmp_path / "s.jsonl"),
+                                  "--json", *extra])
+        assert res.exit_code == 0, res.output
+        lines = [ln for ln in res.output.splitlines() if ln.startswith("{")]
+        return json.loads(lines[-1]), res.output
+
+    out, text = run("recent_2")                      # ETALIS's plain LIFO = recent_lifo: E(2,6)
+    assert ["e", 2, 6] in out["results"] and ["e", 1, 6] not in out["results"]
+    assert "policy=recent_lifo" in text
+    out, text = run("chronological_2")               # plain FIFO = chronological: E(1,6)
+    assert ["e", 1, 6] in out["results"] and ["e", 2, 6] not in out["results"]
+    out, text = run("recent")                        # no counterpart: reported, unrestricted kept
+    assert "has no such policy" in text and len([r for r in out["results"] if r[0] == "e"]) == 3
+    out, text = run("recent_2", "--set", "policy=chronological")   # explicit --set wins, reported
+    assert ["e", 1, 6] in out["results"] and "overrides" in text

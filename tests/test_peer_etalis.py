@@ -216,3 +216,27 @@ def test_our_policy_names_map_to_patched_flags(peer):
 
 def test_bench_seq_reports_a_rate(peer):
     assert P.bench_seq(2000, 10, etalis_flag="recent") > 0
+
+
+def _cli(tmp_path, rules: str, *extra):
+    from typer.testing import CliRunner
+
+    from workbench.cli import app
+
+    (tmp_path / "r.event").write_text(rules)
+    (tmp_path / "s.stream").write_text("event(a,[1,1]). event(a,[2,2]). event(b,[4,4]). event(b,[5,5]).\n")
+    return CliRunner().invoke(app, ["compare", "etalis", str(tmp_path / "r.event"), str(tmp_path / "s.stream"),
+                                    "--peer", "etalis", *extra])
+
+
+def test_cli_peer_unavailable_is_bad_input(monkeypatch, tmp_path):
+    monkeypatch.delenv(P.ENV, raising=False)
+    res = _cli(tmp_path, "d <- a seq b.\n")
+    assert res.exit_code == 2 and P.ENV in res.output
+
+
+def test_cli_peer_agrees_and_disagrees(peer, tmp_path):
+    res = _cli(tmp_path, "d <- a seq b.\n")
+    assert res.exit_code == 0 and "agrees with the oracle" in res.output
+    res = _cli(tmp_path, "d <- a and b.\n")          # ETALIS consumes in 'and' (note A10): 2 of 4 pairs
+    assert res.exit_code == 1 and "DISAGREES" in res.output and "oracle only" in res.output

@@ -118,6 +118,12 @@ def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, s
     q = lang.parse_file(query)
     text = Path(query).read_text(encoding="utf-8")
     s = lang.read_stream(stream)
+    declared = lang.extra.get("declared_options")
+    if declared is not None:       # e.g. an ETALIS file setting its consumption policy
+        explicit = {kv.split("=", 1)[0].strip() for kv in sets}
+        options, notes = declared(q, options, explicit, str(query))
+        for n in notes:
+            err.print(f"ceplab: {n}", markup=False)
     return q, text, s, options
 
 
@@ -191,19 +197,51 @@ def compare(lang: str = typer.Argument(..., help="language name: cel or etalis")
                                           "Lines or an ETALIS .stream file)"),
             sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
+            peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the "
+                                               "same input and compare it with the oracle (etalis: the real "
+                                               "ETALIS, needs ETALIS_HOME and swipl)"),
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """Compare oracle and engine: exit 0 agree, 1 disagree, 2 bad input, 3 undecided."""
-    from workbench.compare import compare as do_compare
+    """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided."""
+    from workbench.compare import compare as do_compare, sort_json
 
     L = _lang(lang)
+    peers = L.extra.get("peers", {})
+    if peer is not None and peer not in peers:
+        raise _bad_input(f"ceplab: unknown peer {peer!r} for {lang}; known: {', '.join(peers) or 'none'}")
+    peer_res = None
     try:
         q, _text, s, options = _load(L, query, stream, sets)
         rep = do_compare(L, q, s, options, _limits(timeout))
+        if peer is not None:
+            try:
+                peer_res = frozenset(peers[peer](q, s, options, timeout))
+            except RuntimeError as e:      # the peer failed: reported, never taken as agreement
+                raise _bad_input(f"ceplab: peer {peer} failed: {e}")
     except InputError as e:
         raise _bad_input(_input_error(e, query))
+    code = rep.exit_code
+    peer_only = oracle_only_p = frozenset()
+    if peer_res is not None and rep.oracle_results is not None:
+        peer_only = peer_res - rep.oracle_results
+        oracle_only_p = rep.oracle_results - peer_res
+        if (peer_only or oracle_only_p) and code == 0:
+            code = 1
     if json_out:
-        _emit_json(rep.to_json())
+        obj = rep.to_json()
+        if peer_res is not None:
+            obj["peer"] = {"name": peer, "count": len(peer_res),
+                           "peer_only": sort_json(L.result_to_json(r) for r in peer_only),
+                           "oracle_only": sort_json(L.result_to_json(r) for r in oracle_only_p),
+                           "verdict": "agree" if not (peer_only or oracle_only_p) else "disagree"}
+        _emit_json(obj)
     else:
+        if peer_res is not None:
+            v = "agrees with" if not (peer_only or oracle_only_p) else "DISAGREES with"
+            out.print(f"peer {peer}: {len(peer_res)} result(s); {v} the oracle", markup=False)
+            for r in oracle_only_p:
+                out.print(f"  oracle only (not fired by {peer}): {_fmt(L, r)}", markup=False)
+            for r in peer_only:
+                out.print(f"  {peer} only: {_fmt(L, r)}", markup=False)
         out.print(f"{rep.summary()}  [engine path: {rep.engine_path}]", markup=False)
         for r in rep.oracle_only:
             out.print(f"  oracle only: {_fmt(L, r)}", markup=False)
@@ -211,7 +249,7 @@ def compare(lang: str = typer.Argument(..., help="language name: cel or etalis")
             out.print(f"  engine only: {_fmt(L, r)}", markup=False)
         for p in rep.problems:
             out.print(f"  problem: {p}", markup=False)
-    raise typer.Exit(rep.exit_code)
+    raise typer.Exit(code)
 
 
 # ----------------------------------------------------------------------------- fuzz

@@ -379,6 +379,74 @@ def _render(query: Any) -> str:
     return str(query)
 
 
+def declared_options(query: Any, options: Options, explicit: set[str], file: str | None = None
+                     ) -> tuple[Options, list[str]]:
+    """Honour a consumption policy the rule file sets for ETALIS (``event_consumption_policy``).
+
+    Args:
+        query: the parsed program.
+        options: the options from ``--set``.
+        explicit: the option names given explicitly with ``--set`` (they win over the file).
+        file: the rule file's name, for the messages.
+
+    Returns:
+        ``(options, notes)``: the options to use and one message per decision taken (printed by the CLI, so
+        no choice is silent).  ETALIS's ``unrestricted``, ``chronological_2`` and ``recent_2`` map to
+        ``unrestricted``, ``chronological`` and ``recent_lifo``; its default-style ``recent`` and
+        ``chronological`` (one goal per key, consumed) have no counterpart and leave the policy unchanged.
+    """
+    from semantics.etalis.policies import ETALIS_POLICY_FLAGS, declared_policy
+
+    dec = declared_policy(query)
+    if dec is None:
+        return options, []
+    flag, pos = dec
+    where = f"{file or '<rules>'}:{pos[0]}:{pos[1]}" if pos else (file or "<rules>")
+    mapped = ETALIS_POLICY_FLAGS.get(flag)
+    if "policy" in explicit:
+        if mapped != options.policy:
+            return options, [f"{where}: the file sets ETALIS's event_consumption_policy '{flag}'; "
+                             f"--set policy={options.policy} overrides it"]
+        return options, []
+    if mapped is None:
+        return options, [f"{where}: the file sets ETALIS's event_consumption_policy '{flag}', which keeps one "
+                         "goal per key and consumes it; ceplab has no such policy (its policies: unrestricted, "
+                         "chronological, recent, recent_lifo; semantics/etalis/policies.py), so the run uses "
+                         f"policy={options.policy}; choose one with --set policy=NAME"]
+    if mapped == options.policy:
+        return options, []
+    import dataclasses
+    try:
+        new = dataclasses.replace(options, policy=mapped)
+    except ValueError as e:
+        raise UnsupportedError(f"the file's event_consumption_policy '{flag}' (= policy {mapped}) conflicts "
+                               f"with the other switches: {e}", file, *(pos or (0, 0))) from None
+    return new, [f"{where}: policy={mapped} (the file sets ETALIS's event_consumption_policy '{flag}')"]
+
+
+def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | None = None) -> frozenset:
+    """The real ETALIS (``workbench.peers.etalis``) on the same rules and stream under the matching policy.
+
+    Returns:
+        the set of ``(atom_text, start, end)`` ETALIS fired for derived predicates.
+
+    Raises:
+        semantics.errors.UnsupportedError: the peer is not available (the reason is given), the policy has no
+            ETALIS counterpart (``recent``), or the rules use a construct ETALIS cannot express.
+        RuntimeError: ETALIS failed or timed out (``PeerError``).
+    """
+    from workbench.peers import etalis as P
+
+    reason = P.unavailable_reason()
+    if reason is not None:
+        raise UnsupportedError(reason)
+    try:
+        res = P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60)
+    except P.Unsupported as e:
+        raise UnsupportedError(f"peer etalis: {e}") from None
+    return res.results
+
+
 def _factory() -> Language:
     return _LANG
 
@@ -399,6 +467,8 @@ _LANG = Language(
     random_case=_random_case,
     extra={
         "result_positions": result_positions,
+        "declared_options": declared_options,
+        "peers": {"etalis": peer_etalis},
         "simplify": _simplify,
         "render": _render,
         "result_from_json": result_from_json,

@@ -202,3 +202,36 @@ def dispatch_order(program) -> dict[int, int]:
                 order.append((k, nid))
     order.sort()
     return {nid: rank for rank, (_, nid) in enumerate(order)}
+
+
+#: ETALIS's ``event_consumption_policy`` flag values -> ceplab policies (None: no counterpart).  ETALIS's
+#: ``recent`` and ``chronological`` keep one goal per key and consume it (``storage.P``: ``retractall`` before
+#: ``asserta``/``assertz``); ``recent_2``/``chronological_2`` are plain LIFO/FIFO (see workbench/peers/etalis.py).
+ETALIS_POLICY_FLAGS: dict[str, str | None] = {"unrestricted": "unrestricted", "chronological_2": "chronological",
+                                              "recent_2": "recent_lifo", "recent": None, "chronological": None}
+
+
+def declared_policy(program) -> tuple[str, tuple[int, int] | None] | None:
+    """The consumption policy a rule file sets for ETALIS, if any: ``(flag, (line, col))``.
+
+    Recognised forms (the implementation's): the directive ``:- set_etalis_flag(event_consumption_policy, F).``
+    and the configuration fact ``event_consumption_policy(F).``; the last one in the file wins.
+
+    Args:
+        program: a :class:`semantics.etalis.ast.Program`.
+    """
+    from semantics.etalis import ast as A
+
+    found = None
+    for d in program.directives:
+        t = d.term
+        if not isinstance(t, A.Compound):
+            continue
+        arg = None
+        if t.functor == "set_etalis_flag" and len(t.args) == 2 and t.args[0] == A.Sym("event_consumption_policy"):
+            arg = t.args[1]
+        elif t.functor == "event_consumption_policy" and len(t.args) == 1:
+            arg = t.args[0]
+        if isinstance(arg, A.Sym):
+            found = (arg.name, d.pos)
+    return found
