@@ -74,6 +74,9 @@ Targets (reported, never enforced by tests): >= 100,000 events/s update throughp
 w = 100; per-event update time within +-25% as w grows 10 -> 1000 and as the stream grows; memory
 bounded by the window, not the stream (retained size at the largest n within +25% of the
 smallest; the peak ratio is shown beside it).
+
+``ceplab bench etalis`` (the ETALIS engine under each consumption policy) lives in
+:mod:`workbench.bench_etalis`; :func:`run` dispatches on the name, and with no name runs both.
 """
 from __future__ import annotations
 
@@ -109,8 +112,10 @@ THROUGHPUT_W = 100
 STABILITY = 0.25
 CHUNKS = 10
 PEER_QUERIES = ("Q1", "Q2", "Q4")
-BENCH_NAMES = ("cel",)
-PEER_NAMES = ("opencep",)
+BENCH_NAMES = ("cel", "etalis")
+PEER_NAMES = ("opencep", "etalis")
+#: the peers each benchmark can run (``--peer``); ``etalis`` is in :mod:`workbench.bench_etalis`
+PEERS_OF = {"cel": ("opencep",), "etalis": ("etalis",)}
 
 
 # ----------------------------------------------------------------------------- grid
@@ -718,24 +723,27 @@ def render(report: dict, console: Any) -> None:
 
 def run(name: str | None = None, json_out: bool = False, peer: str | None = None, quick: bool = False,
         full: bool | None = None, seed: int | None = None) -> int:
-    """``ceplab bench [NAME] [--json] [--peer opencep] [--quick]``: run a benchmark, print it.
+    """``ceplab bench [NAME] [--json] [--peer P] [--quick|--full]``: run benchmarks, print them.
 
     Args:
-        name: the benchmark; ``cel`` (the only one) or None for all.
-        json_out: print one JSON object (:func:`bench_cel`'s report, one record per (query, n, w) in
-            ``rows``) on stdout instead of tables.
-        peer: also run an external engine; ``opencep`` (needs ``OPENCEP_HOME``, else skipped with a
-            message).
-        quick: the tiny grid (seconds; what the tests run).
-        full: the whole grid, n in {10^4, 10^5, 10^6} x w in {10, 100, 1000} for Q1-Q6 (tens of
-            minutes). None reads the environment: ``CEPLAB_BENCH_FULL=1`` selects it. Without
-            ``quick`` or ``full`` the default grid runs (a few minutes; see :func:`make_grid`).
+        name: the benchmark, one of :data:`BENCH_NAMES`: ``cel`` (this module) or ``etalis``
+            (:mod:`workbench.bench_etalis`); None runs all of them, one after the other.
+        json_out: print one JSON object per benchmark run (the report: :func:`bench_cel`'s, or
+            :func:`workbench.bench_etalis.bench_etalis`'s), one per line, on stdout instead of tables.
+        peer: also run an external engine: ``opencep`` for ``cel`` (needs ``OPENCEP_HOME``, else
+            skipped with a message), ``etalis`` for ``etalis`` (needs ``ETALIS_HOME`` and SWI-Prolog;
+            on the default and full grids the ETALIS benchmark runs it anyway when it is available).
+            With no name, a peer applies to the benchmark it belongs to.
+        quick: the tiny grids (seconds; what the tests run).
+        full: the whole grids (tens of minutes). None reads the environment: ``CEPLAB_BENCH_FULL=1``
+            selects it. Without ``quick`` or ``full`` the default grids run (a few minutes each; see
+            :func:`make_grid` and :func:`workbench.bench_etalis.make_grid`).
         seed: workload seed; None reads ``CEPLAB_BENCH_SEED``, else :data:`SEED`.
 
     Returns:
-        0 when done; 1 when the oracle and the engine disagree on an output count; 2 on bad input
-        (unknown benchmark or peer, or both ``quick`` and ``full``). Missed speed targets and peer
-        disagreements are reported, not turned into an exit code.
+        0 when done; 1 when an oracle and an engine disagree on the outputs; 2 on bad input
+        (unknown benchmark or peer, a peer of another benchmark, or both ``quick`` and ``full``).
+        Missed speed targets and peer disagreements are reported, not turned into an exit code.
     """
     from rich.console import Console
     err = Console(stderr=True)
@@ -744,6 +752,10 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
         return 2
     if peer is not None and peer not in PEER_NAMES:
         err.print(f"ceplab bench: unknown peer {peer!r}; known: {', '.join(PEER_NAMES)}")
+        return 2
+    if name is not None and peer is not None and peer not in PEERS_OF[name]:
+        err.print(f"ceplab bench: peer {peer!r} does not apply to benchmark {name!r} "
+                  f"(its peers: {', '.join(PEERS_OF[name])})")
         return 2
     if full is None:
         full = os.environ.get("CEPLAB_BENCH_FULL", "").strip().lower() in ("1", "true", "yes", "on")
@@ -757,17 +769,32 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
         except ValueError:
             err.print(f"ceplab bench: CEPLAB_BENCH_SEED must be an integer, got {env_seed!r}")
             return 2
-    grid = make_grid("quick" if quick else "full" if full else "default")
+    kind = "quick" if quick else "full" if full else "default"
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=err, transient=True) as prog:
-        task = prog.add_task(f"bench cel ({grid.name} grid)", total=None)
-        report = bench_cel(grid, seed, peer, lambda s: prog.update(task, description=f"bench cel: {s}"))
-    if json_out:
-        sys.stdout.write(json.dumps(report, sort_keys=True, default=str) + "\n")
-    else:
-        out = Console()
-        if not out.is_terminal:
-            out = Console(width=200)
-        render(report, out)
-    return 1 if report["disagreements"] else 0
+    code = 0
+    for nm in ([name] if name is not None else list(BENCH_NAMES)):
+        p = peer if peer in PEERS_OF[nm] else None
+        if nm == "etalis":
+            from workbench import bench_etalis as BE
+            grid_e = BE.make_grid(kind)
+            measure = lambda note: BE.bench_etalis(grid_e, seed, p, note)  # noqa: E731
+            show = BE.render
+        else:
+            grid_c = make_grid(kind)
+            measure = lambda note: bench_cel(grid_c, seed, p, note)  # noqa: E731
+            show = render
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=err, transient=True) as prog:
+            task = prog.add_task(f"bench {nm} ({kind} grid)", total=None)
+            report = measure(lambda s, nm=nm: prog.update(task, description=f"bench {nm}: {s}"))
+        if json_out:
+            sys.stdout.write(json.dumps(report, sort_keys=True, default=str) + "\n")
+            sys.stdout.flush()
+        else:
+            out = Console()
+            if not out.is_terminal:
+                out = Console(width=200)
+            show(report, out)
+        if report["disagreements"]:
+            code = 1
+    return code

@@ -1,0 +1,693 @@
+"""``ceplab bench etalis``: the incremental ETALIS engine under each consumption policy (DESIGN.md 2 and 4).
+
+Same shape as ``ceplab bench cel`` (:mod:`workbench.bench`): seeded, prefix-stable workloads; a timed update
+pass (best of repeats per tenth of the stream); a memory pass (``tracemalloc``); oracle rows as the stream grows;
+an optional peer (the real ETALIS on SWI-Prolog); a targets table (reported, never an exit code).
+
+Workloads. Event ``i`` is at time ``i`` (point interval ``[i, i]``, position ``i``). Its type is drawn uniformly
+from the workload's pattern types plus (except for W1ab) the four noise types ``n1..n4``; for W2 and W3 it also
+carries one argument drawn uniformly from ``0..DOMAIN-1``. Draws are made in stream order from
+``random.Random(f"ceplab-bench-etalis:{seed}:{workload}")``, so the stream of length n is a prefix of every
+longer one (and the same seed gives the same events, hence the same result counts). The programs (``w`` the
+window; without a window the ``(..).w`` / ``event_rule_window`` is left out):
+
+    W1    r1([property(event_rule_window, w)]) 'rule:' d <- a seq b.
+    W1ab  the same rule on a stream of a and b only (no noise types: every event reaches the rule)
+    W2    e(X) <- (not(c(X)).[a(X), b(X)] and f(X)).w.
+    W3    l1(X) <- (a(X) seq b(X)).w.   l2(X) <- (l1(X) seq c(X)).w.   l3(X) <- (l2(X) and d(X)).w.
+
+W1 is the issue's ``d <- a seq b`` (2/3 of its events are noise, dropped at dispatch; W1ab is the harder
+variant without noise, the shape of the peer's stream); W2 combines ``and`` with a negation whose delimiters
+share the variable ``X``; W3 is a three-level hierarchy (derived events feed the next rule).
+
+Per row (workload, policy, n, window), with a fresh evaluator (``engine.etalis.evaluator``) per pass:
+
+1. update: ``evaluator.update(event)`` on every event, events built :data:`BLOCK` at a time just before they
+   are fed (as a parser would), CPU time of this thread per block (:data:`workbench.bench.CPU_CLOCK`); repeated
+   ``Grid.repeats(n)`` times, each tenth of the stream keeping its fastest time. ``update_eps`` is n over the
+   sum; ``steady_us`` the median per-event time over tenths 2..10, ``drift`` late/early (as in the CEL bench).
+2. memory: ``tracemalloc`` while a fresh evaluator is built and fed the whole stream (events built beforehand,
+   not counted): ``peak_kib``, ``live_kib`` after the last event, ``retained_kib`` after a full collection.
+   The same pass counts the results (``outputs()`` after each ``update``, plus ``close()``), and samples
+   ``stats()["stored"]`` (goals in the stores) every :data:`SAMPLE` events: ``stored`` (at the end) and
+   ``stored_max``.
+
+Oracle rows: ``asp.etalis.oracle`` (clingo; for a consumption policy it delegates to the step-indexed
+specification ``asp.etalis_policy``, reported as ``n/a`` while that module is missing) on W1 (window 10), and
+on W2/W3 (window 20), for each policy, at growing n; once a case is undecided its longer streams are skipped.
+The engine's results on the same events are compared as sets: a mismatch is a disagreement (exit code 1), with
+a reproducer in the JSON row.
+
+Peer: ``workbench.peers.etalis.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
+over its own a/b stream, :func:`workbench.peers.etalis.seq_workload`, wall time of its feed loop); ours is
+measured on the very same events (CPU time of this thread, best of repeats: on an idle machine that is the wall
+time, on a loaded one it is not inflated by other processes; the wall figure is kept too), the ratio is ours /
+ETALIS's. The peer runs when asked for (``--peer etalis``), and on the default and full grids whenever it is
+available; otherwise the report says why it was skipped (our rows on its stream are still measured).
+
+Targets (from the issue; reported PASS/MISS, not enforced): >= 100,000 events/s on W1 and W1ab (window 10)
+under ``recent`` and ``chronological``; >= 30,000 events/s on W1 and W1ab under ``unrestricted`` with a window
+of 10; memory bounded by the window (windowed rows: retained memory at the largest n within +25%, or within
+:data:`MEMORY_SLACK_KIB`, of the smallest n's). The rows without a window show what happens otherwise (stores
+grow with n under ``unrestricted``).
+"""
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import random
+import statistics
+import time
+import tracemalloc
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from semantics.etalis.ast import EventAtom, Num
+from semantics.etalis.options import Options
+from semantics.etalis.streams import StreamEvent
+
+from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _cpu_clock_cost, _fmt, _jsonable
+
+NOISE = ("n1", "n2", "n3", "n4")
+POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
+DOMAIN = 5
+BLOCK = 1000
+SAMPLE = 100                    # the memory pass reads stats()["stored"] every SAMPLE events
+SEQ_TARGET = 100_000.0          # events/s, W1 under recent and chronological
+UNRESTRICTED_TARGET = 30_000.0  # events/s, W1 under unrestricted with window 10
+TARGET_WINDOW = 10
+#: absolute slack of the memory target: a few KiB of retained memory move between runs (set and dict capacities)
+MEMORY_SLACK_KIB = 16
+#: the issue's figure for the real ETALIS (SWI-Prolog 9) on ``d <- a seq b``
+ETALIS_REFERENCE = "about 90-100k events/s (issue)"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A benchmark program and its event types.
+
+    Attributes:
+        name: ``W1``, ``W2``, ``W3``.
+        title: one-line description.
+        types: the pattern types (the noise types :data:`NOISE` are added).
+        arity: 0 (no arguments) or 1 (one argument in ``0..DOMAIN-1``).
+        rules: the rules, ``{w}`` marking the window: ``(windowed, unwindowed)`` text per rule.
+        noise: whether the noise types :data:`NOISE` are drawn too.
+    """
+
+    name: str
+    title: str
+    types: tuple[str, ...]
+    arity: int
+    rules: tuple[tuple[str, str], ...]
+    noise: bool = True
+
+    def text(self, window: Optional[int]) -> str:
+        """The ETALIS program text with window ``window`` (None: no window)."""
+        return "\n".join(w.format(w=window) if window is not None else nw for w, nw in self.rules) + "\n"
+
+
+_W1_RULES = (("r1([property(event_rule_window, {w})]) 'rule:' d <- a seq b.", "d <- a seq b."),)
+WORKLOADS: dict[str, Workload] = {
+    "W1": Workload("W1", "d <- a seq b", ("a", "b"), 0, _W1_RULES),
+    "W1ab": Workload("W1ab", "d <- a seq b, a/b only (no noise)", ("a", "b"), 0, _W1_RULES, noise=False),
+    "W2": Workload("W2", "and/not with a shared variable", ("a", "b", "c", "f"), 1,
+                   (("e(X) <- (not(c(X)).[a(X), b(X)] and f(X)).{w}.", "e(X) <- not(c(X)).[a(X), b(X)] and f(X)."),)),
+    "W3": Workload("W3", "three-level hierarchy", ("a", "b", "c", "d"), 1,
+                   (("l1(X) <- (a(X) seq b(X)).{w}.", "l1(X) <- a(X) seq b(X)."),
+                    ("l2(X) <- (l1(X) seq c(X)).{w}.", "l2(X) <- l1(X) seq c(X)."),
+                    ("l3(X) <- (l2(X) and d(X)).{w}.", "l3(X) <- l2(X) and d(X)."))),
+}
+
+Cell = tuple[str, str, int, Optional[int]]   # (workload, policy, n, window)
+
+
+# ----------------------------------------------------------------------------- grid
+@dataclass(frozen=True)
+class Grid:
+    """What one run measures.
+
+    Attributes:
+        name: ``quick``, ``default`` or ``full``.
+        cells: the (workload, policy, n, window) rows.
+        oracle_cases: the oracle rows, (workload, policy, window, stream lengths) per case.
+        oracle_seconds: time limit of one oracle call.
+        peer_n: stream length of the peer rows (window :data:`TARGET_WINDOW`); peer_auto: run the peer
+            without ``--peer etalis`` when it is available.
+        repeat_events: the update pass is repeated ``max(2, min(5, repeat_events // n))`` times.
+    """
+
+    name: str
+    cells: tuple[Cell, ...]
+    oracle_cases: tuple[tuple[str, str, int, tuple[int, ...]], ...]
+    oracle_seconds: float = 60.0
+    peer_n: int = 100_000
+    peer_auto: bool = True
+    repeat_events: int = 200_000
+
+    def repeats(self, n: int) -> int:
+        return max(2, min(5, self.repeat_events // max(n, 1)))
+
+
+def _cells(wls: Iterable[str], pols: Iterable[str], ns: Iterable[int], ws: Iterable[Optional[int]]) -> list[Cell]:
+    return [(wl, p, n, w) for wl in wls for p in pols for w in ws for n in ns]
+
+
+CONSUMING = ("chronological", "recent", "recent_lifo")
+
+
+def make_grid(kind: str = "default") -> Grid:
+    """The grid called ``kind``.
+
+    * ``quick`` (seconds; the tests): W1 and W1ab with window 10 under every policy, W1 without a window under the
+      consuming policies at n = 500, 2000; W1 without a window under ``unrestricted`` at n = 250, 500 (its
+      result count grows as n^2); W2, W3 with window 20 at n = 1000; oracle on W1 at n = 50, 100, on W2/W3
+      at n = 50.
+    * ``default`` (a few minutes): the same at n = 10^4, 10^5 (``unrestricted`` without a window at n = 1000,
+      2000, 4000); oracle at n = 100, 300, 1000 (W2/W3 under a consumption policy: 100, 300; the step-indexed
+      policy specification takes tens of seconds at n = 1000); peer at n = 10^5.
+    * ``full``: n up to 10^6 (``unrestricted`` without a window up to 8000); oracle up to n = 3000 on W1,
+      1000 on W2/W3.
+
+    Raises:
+        ValueError: unknown kind.
+    """
+    if kind == "quick":
+        ns, un, wn = (500, 2000), (250, 500), (1000,)
+        o1, o23u, o23p = (50, 100), (50,), (50,)
+    elif kind == "default":
+        ns, un, wn = (10_000, 100_000), (1000, 2000, 4000), (10_000, 100_000)
+        o1, o23u, o23p = (100, 300, 1000), (100, 300, 1000), (100, 300)
+    elif kind == "full":
+        ns, un, wn = (10_000, 100_000, 1_000_000), (1000, 2000, 4000, 8000), (10_000, 100_000, 1_000_000)
+        o1, o23u, o23p = (100, 300, 1000, 3000), (100, 300, 1000, 3000), (100, 300, 1000)
+    else:
+        raise ValueError(f"unknown grid {kind!r}; known: quick, default, full")
+    ocases = tuple([("W1", p, TARGET_WINDOW, o1) for p in POLICIES]
+                   + [(wl, p, 20, o23u if p == "unrestricted" else o23p) for wl in ("W2", "W3") for p in POLICIES])
+    cells = (_cells(["W1", "W1ab"], POLICIES, ns, [TARGET_WINDOW]) + _cells(["W1"], CONSUMING, ns, [None])
+             + _cells(["W1"], ["unrestricted"], un, [None]) + _cells(["W2", "W3"], POLICIES, wn, [20]))
+    if kind == "quick":
+        return Grid("quick", tuple(cells), ocases, oracle_seconds=30.0, peer_n=2000, peer_auto=False,
+                    repeat_events=2000)
+    return Grid(kind, tuple(cells), ocases, oracle_seconds=60.0,
+                peer_n=100_000 if kind == "default" else 1_000_000)
+
+
+# ----------------------------------------------------------------------------- workload
+_DRAWS: dict[tuple[str, int], list[tuple[str, Optional[int]]]] = {}
+
+
+def workload_draws(wl: str, n: int, seed: int = SEED) -> list[tuple[str, Optional[int]]]:
+    """(type, argument or None) of the first ``n`` events of workload ``wl``; prefix-stable, cached per seed."""
+    w = WORKLOADS[wl]
+    key = (wl, seed)
+    have = _DRAWS.get(key, [])
+    if len(have) < n:
+        rng = random.Random(f"ceplab-bench-etalis:{seed}:{wl}")
+        types = list(w.types) + (list(NOISE) if w.noise else [])
+        k = len(types)
+        rnd = rng.random
+        if w.arity:
+            have = [(types[int(rnd() * k)], int(rnd() * DOMAIN)) for _ in range(n)]
+        else:
+            have = [(types[int(rnd() * k)], None) for _ in range(n)]
+        _DRAWS[key] = have
+    return have[:n] if len(have) > n else have
+
+
+def make_events(draws: Sequence[tuple[str, Optional[int]]], start: int = 0) -> list[StreamEvent]:
+    """Fresh stream events for ``draws``: event ``start + j`` at time and position ``start + j``."""
+    return [StreamEvent(EventAtom(t, () if v is None else (Num(v),)), i, i, i)
+            for i, (t, v) in zip(range(start, start + len(draws)), draws)]
+
+
+def workload_events(wl: str, n: int, seed: int = SEED) -> list[StreamEvent]:
+    """The first ``n`` events of workload ``wl`` (``W1``, ``W2``, ``W3``)."""
+    return make_events(workload_draws(wl, n, seed))
+
+
+def blocks(draws: Sequence[tuple[str, Optional[int]]], lo: int = 0,
+           hi: Optional[int] = None) -> Iterable[list[StreamEvent]]:
+    """Events ``lo..hi-1`` built afresh :data:`BLOCK` at a time (what the timed pass feeds)."""
+    hi = len(draws) if hi is None else hi
+    for a in range(lo, hi, BLOCK):
+        b = min(hi, a + BLOCK)
+        yield make_events(draws[a:b], a)
+
+
+@lru_cache(maxsize=64)
+def parse_workload(wl: str, window: Optional[int]):
+    from semantics.etalis.parser import parse
+    return parse(WORKLOADS[wl].text(window))
+
+
+def engine_factory(wl: str, policy: str, window: Optional[int]) -> Callable[[], Any]:
+    """Zero-argument factory of fresh engine evaluators (raises ImportError without ``engine.etalis``)."""
+    from engine.etalis import evaluator
+    prog = parse_workload(wl, window)
+    opts = Options(policy=policy)
+    return lambda: evaluator(prog, opts)
+
+
+# ----------------------------------------------------------------------------- passes
+def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[list[float], str]:
+    ev = factory()
+    upd = ev.update
+    n = len(draws)
+    bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
+    times = []
+    gc.collect()
+    clock, cost = CPU_CLOCK, _cpu_clock_cost()
+    for i in range(CHUNKS):
+        spent = 0.0
+        for blk in blocks(draws, bounds[i], bounds[i + 1]):
+            t0 = clock()
+            for e in blk:
+                upd(e)
+            spent += max(0.0, clock() - t0 - cost)
+        times.append(spent)
+    return times, str(getattr(ev, "path", "?"))
+
+
+def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
+    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream)."""
+    best: Optional[list[float]] = None
+    path = "?"
+    for _ in range(repeats):
+        times, path = _timed_update_pass(factory, draws)
+        best = times if best is None else [min(a, b) for a, b in zip(best, times)]
+    assert best is not None
+    total = sum(best)
+    n = len(draws)
+    per = [t / max(1, n // CHUNKS) for t in best]
+    early, late = per[1:5], per[5:]
+    drift = None
+    if early and late and statistics.median(early) > 0:
+        drift = statistics.median(late) / statistics.median(early)
+    return {"update_seconds": total, "update_eps": n / total if total > 0 else None,
+            "update_us": total / n * 1e6 if n else None, "chunk_us": [p * 1e6 for p in per],
+            "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None,
+            "drift": drift, "path": path, "repeats": repeats}
+
+
+def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
+    """Pass 2: tracemalloc peak/live/retained KiB, result count, stored goals (end and max)."""
+    evs = make_events(draws)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        ev = factory()
+        upd, outs, stats = ev.update, ev.outputs, ev.stats
+        results = 0
+        stored_max = 0
+        for i, e in enumerate(evs, 1):
+            upd(e)
+            for _ in outs():
+                results += 1
+            if i % SAMPLE == 0:
+                stored_max = max(stored_max, stats()["stored"])
+        results += len(ev.close())
+        cur, peak = tracemalloc.get_traced_memory()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    st = ev.stats()
+    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
+            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
+            "engine_stats": _jsonable(st)}
+
+
+def engine_results(factory: Callable[[], Any], evs: Sequence[StreamEvent]) -> list:
+    """All results (``push`` on every event, then ``close``) of a fresh evaluator."""
+    ev = factory()
+    out: list = []
+    for e in evs:
+        out.extend(ev.push(e))
+    out.extend(ev.close())
+    return out
+
+
+# ----------------------------------------------------------------------------- oracle
+def _policy_spec_missing() -> Optional[str]:
+    try:
+        import asp.etalis_policy  # noqa: F401
+    except ImportError as e:
+        return f"n/a: asp.etalis_policy is not available ({e})"
+    return None
+
+
+def reproducer(wl: str, policy: str, n: int, window: Optional[int], seed: int) -> str:
+    """Python code recomputing an oracle row (engine vs oracle) from scratch."""
+    return ("from workbench.bench_etalis import parse_workload, workload_events; "
+            "from semantics.etalis.options import Options; from asp.etalis import oracle; "
+            "from engine.etalis import evaluator; "
+            f"p = parse_workload({wl!r}, {window!r}); evs = workload_events({wl!r}, {n}, seed={seed}); "
+            f"o = Options(policy={policy!r}); ours = evaluator(p, o).run(evs); "
+            "theirs = oracle(p, evs, o).results; print(sorted(set(ours) ^ set(theirs)))")
+
+
+def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None] = lambda s: None) -> list[dict]:
+    """Oracle rows (see the module docstring)."""
+    try:
+        from asp import etalis as asp_etalis
+        from asp.oracle import Limits
+    except ImportError as e:
+        return [{"skipped": f"asp.etalis is not available ({e})"}]
+    limits = Limits(time_s=grid.oracle_seconds)
+    rows = []
+    for wl, pol, w, ns in grid.oracle_cases:
+        missing = _policy_spec_missing() if pol != "unrestricted" else None
+        given_up: Optional[str] = None
+        for n in ns:
+            row: dict[str, Any] = {"workload": wl, "policy": pol, "n": n, "window": w,
+                                   "limit_seconds": grid.oracle_seconds}
+            if missing or given_up:
+                row["status"] = "n/a" if missing else "skipped"
+                row["reason"] = missing or given_up
+                rows.append(row)
+                continue
+            note(f"oracle {wl} {pol} n={n}")
+            prog = parse_workload(wl, w)
+            evs = workload_events(wl, n, seed)
+            t0 = time.perf_counter()
+            try:
+                res = asp_etalis.oracle(prog, evs, Options(policy=pol), limits)
+            except ImportError as e:
+                row.update(status="n/a", reason=f"n/a: {e}")
+                rows.append(row)
+                missing = row["reason"]
+                continue
+            except Exception as e:  # an oracle failure is reported (not a disagreement)
+                row.update(status="error", reason=f"{type(e).__name__}: {e}", seconds=time.perf_counter() - t0)
+                rows.append(row)
+                continue
+            row["seconds"] = time.perf_counter() - t0
+            st = getattr(res, "stats", None)
+            if st is not None:
+                row["stats"] = _jsonable(st)
+                row["ground_rules"] = getattr(st, "ground_rules", None)
+                row["atoms"] = getattr(st, "atoms", None)
+            results = getattr(res, "results", None)
+            if results is None:
+                row["status"] = "undecided"
+                row["reason"] = str(getattr(res, "reason", res))
+                given_up = f"n={n} was undecided"
+            else:
+                row["status"] = "decided"
+                row["results"] = len(results)
+                if engine_ok:
+                    try:
+                        eng = engine_results(engine_factory(wl, pol, w), evs)
+                    except Exception as e:
+                        row["engine_error"] = f"{type(e).__name__}: {e}"
+                    else:
+                        row["engine_results"] = len(set(eng))
+                        row["agree"] = set(eng) == set(results) and len(eng) == len(set(eng))
+                        if not row["agree"]:
+                            row["missing_in_engine"] = sorted(set(results) - set(eng))[:5]
+                            row["extra_in_engine"] = sorted(set(eng) - set(results))[:5]
+                            row["engine_duplicates"] = len(eng) - len(set(eng))
+                            row["reproducer"] = reproducer(wl, pol, n, w, seed)
+            rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- peer
+def ab_workload(n: int, seed: int = 1) -> list[StreamEvent]:
+    """The peer's benchmark stream when its module is missing: ``n`` point events ``a``/``b`` drawn uniformly
+    by ``random.Random(seed)``, event ``i`` at tick ``i`` (the definition of
+    ``workbench.peers.etalis.seq_workload``)."""
+    rng = random.Random(seed)
+    return [StreamEvent(EventAtom("a" if rng.random() < 0.5 else "b"), i, i, i) for i in range(n)]
+
+
+def peer_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None] = lambda s: None) -> dict:
+    """Peer rows: the real ETALIS on ``d <- a seq b`` (window 10) per policy, and our ratio to it.
+
+    Our throughput is always measured on the peer's stream (a/b only, no noise: every event reaches the rule),
+    best of ``grid.repeats(n)``, in CPU time of this thread (``our_eps``; equal to wall time on an idle machine,
+    and not inflated by other load; the wall-clock figure is ``our_wall_eps``); the peer's (wall time of its feed
+    loop) only when it is available, else ``skipped`` says why.
+    """
+    peer: Any = None
+    reason: Optional[str] = None
+    try:
+        from workbench.peers import etalis as peer
+        bench_seq = peer.bench_seq
+    except (ImportError, AttributeError) as e:
+        reason = f"peer not available: {type(e).__name__}: {e}"
+    if reason is None:
+        try:
+            if callable(getattr(peer, "unavailable_reason", None)):
+                why = peer.unavailable_reason()
+            else:
+                ok = peer.available()
+                why = None if ok in (None, True) else (ok if isinstance(ok, str) else "available() is false")
+        except Exception as e:
+            why = f"{type(e).__name__}: {e}"
+        if why is not None:
+            reason = f"peer not available: {why}"
+    if not engine_ok:
+        return {"peer": "etalis", "skipped": reason or "engine.etalis is not available", "rows": []}
+    n, w = grid.peer_n, TARGET_WINDOW
+    seq_workload = getattr(peer, "seq_workload", None)
+    evs = seq_workload(n) if callable(seq_workload) else ab_workload(n)
+    rows = []
+    for pol in POLICIES:
+        note(f"peer etalis {pol} n={n:,}")
+        row: dict[str, Any] = {"workload": "W1", "policy": pol, "n": n, "window": w, "events": "a/b only"}
+        fac = engine_factory("W1", pol, w)
+        best = wall = float("inf")
+        gc.collect()
+        for _ in range(grid.repeats(n)):
+            ev = fac()
+            upd = ev.update
+            t0, w0 = CPU_CLOCK(), time.perf_counter()
+            for e in evs:
+                upd(e)
+            best, wall = min(best, CPU_CLOCK() - t0), min(wall, time.perf_counter() - w0)
+        row["our_eps"] = n / best if best > 0 else None
+        row["our_wall_eps"] = n / wall if wall > 0 else None
+        if reason is None:
+            try:
+                row["peer_eps"] = float(bench_seq(n, w, pol))
+            except Exception as e:  # Unsupported (no ETALIS counterpart), PeerError: reported
+                row["error"] = f"{type(e).__name__}: {e}"
+            else:
+                row["ratio"] = row["our_eps"] / row["peer_eps"] if row["our_eps"] and row["peer_eps"] else None
+        rows.append(row)
+    out: dict[str, Any] = {"peer": "etalis", "rows": rows}
+    if reason is not None:
+        out["skipped"] = reason
+    return out
+
+
+# ----------------------------------------------------------------------------- targets
+def targets(rows: list[dict], peer: Optional[dict] = None) -> list[dict]:
+    """Verdicts on the issue's targets from the measured rows."""
+    out: list[dict] = []
+    ok_rows = [r for r in rows if r.get("update_eps")]
+    for r in ok_rows:
+        if r["workload"] not in ("W1", "W1ab") or r["window"] != TARGET_WINDOW:
+            continue
+        case = "d <- a seq b" + (" (a/b only)" if r["workload"] == "W1ab" else "")
+        if r["policy"] in ("recent", "chronological"):
+            out.append({"target": "throughput >= 100k ev/s", "case": f"{case}, {r['policy']}",
+                        "where": f"n={r['n']:,} w={r['window']}", "value": r["update_eps"], "kind": "eps",
+                        "ok": r["update_eps"] >= SEQ_TARGET})
+        elif r["policy"] == "unrestricted":
+            out.append({"target": "throughput >= 30k ev/s", "case": f"{case}, unrestricted",
+                        "where": f"n={r['n']:,} w={r['window']}", "value": r["update_eps"], "kind": "eps",
+                        "ok": r["update_eps"] >= UNRESTRICTED_TARGET})
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r.get("retained_kib") is not None and r["window"] is not None:
+            groups.setdefault((r["workload"], r["policy"], r["window"]), []).append(r)
+    for (wl, pol, w), rs in groups.items():
+        rs = sorted(rs, key=lambda r: r["n"])
+        if len(rs) < 2:
+            continue
+        lo, hi = rs[0], rs[-1]
+        if lo["retained_kib"] <= 0:
+            continue
+        m = hi["retained_kib"] / lo["retained_kib"]
+        out.append({"target": f"memory bounded by window (<= +25% or +{MEMORY_SLACK_KIB} KiB)",
+                    "case": f"{wl}, {pol}", "where": f"w={w} n={lo['n']:,}->{hi['n']:,}", "value": m,
+                    "kind": "ratio",
+                    "ok": hi["retained_kib"] <= max((1 + STABILITY) * lo["retained_kib"],
+                                                    lo["retained_kib"] + MEMORY_SLACK_KIB),
+                    "detail": f"retained {lo['retained_kib']:,.0f}->{hi['retained_kib']:,.0f} KiB; stored max "
+                              f"{lo['stored_max']}->{hi['stored_max']}"})
+    if peer is not None:
+        prs = [r for r in peer.get("rows", []) if r.get("ratio")]
+        if prs:
+            for r in prs:
+                out.append({"target": "ratio to ETALIS (info)", "case": f"d <- a seq b, {r['policy']}",
+                            "where": f"n={r['n']:,} w={r['window']}", "value": r["ratio"], "kind": "ratio",
+                            "ok": None, "detail": f"ours {r['our_eps']:,.0f} / ETALIS {r['peer_eps']:,.0f} ev/s"})
+        else:
+            out.append({"target": "ratio to ETALIS (info)", "case": "d <- a seq b", "where": "", "value": None,
+                        "kind": "ratio", "ok": None,
+                        "detail": peer.get("skipped", "no peer row measured") + f"; ETALIS: {ETALIS_REFERENCE}"})
+    return out
+
+
+# ----------------------------------------------------------------------------- the run
+def bench_etalis(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
+                 progress: Optional[Callable[[str], None]] = None) -> dict:
+    """Run the ETALIS benchmark on ``grid``; returns the report (the ``--json`` object).
+
+    Keys: ``bench`` ("etalis"), ``grid``, ``seed``, ``python``, ``machine``, ``workload``, ``memory_method``,
+    ``rows`` (one record per (workload, policy, n, window); ``window`` null = none), ``oracle``, ``peer``,
+    ``targets``, ``disagreements``.
+    """
+    note = progress or (lambda s: None)
+    report: dict[str, Any] = {
+        "bench": "etalis", "grid": grid.name, "seed": seed,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        "workload": {"noise_types": list(NOISE), "domain": DOMAIN, "time": "event i on [i, i]",
+                     "programs": {k: {"title": w.title, "types": list(w.types), "arity": w.arity, "noise": w.noise,
+                                      "text_window_w": [r[0].replace("{w}", "w") for r in w.rules],
+                                      "text_no_window": [r[1] for r in w.rules]}
+                                  for k, w in WORKLOADS.items()}},
+        "memory_method": ("tracemalloc, while the evaluator is built and updated on the whole stream "
+                          "(events allocated beforehand): peak, and kept = live after the last event "
+                          "and a full garbage collection"),
+    }
+    try:
+        import engine.etalis  # noqa: F401
+        engine_ok, engine_err = True, None
+    except ImportError as e:
+        engine_ok, engine_err = False, f"engine.etalis is not available ({e})"
+    rows = []
+    for i, (wl, pol, n, w) in enumerate(grid.cells, 1):
+        note(f"[{i}/{len(grid.cells)}] {wl} {pol} n={n:,} w={w if w is not None else 'none'}")
+        row: dict[str, Any] = {"workload": wl, "policy": pol, "n": n, "window": w,
+                               "text": WORKLOADS[wl].text(w).strip()}
+        if not engine_ok:
+            row["skipped"] = engine_err
+            rows.append(row)
+            continue
+        draws = workload_draws(wl, n, seed)
+        fac = engine_factory(wl, pol, w)
+        t0 = time.perf_counter()
+        row.update(update_pass(fac, draws, grid.repeats(n)))
+        row.update(memory_pass(fac, draws))
+        row["bench_seconds"] = time.perf_counter() - t0
+        rows.append(row)
+    report["rows"] = rows
+    report["oracle"] = oracle_pass(grid, seed, engine_ok, note)
+    if peer == "etalis" or (peer is None and grid.peer_auto):
+        note("peer etalis")
+        report["peer"] = peer_pass(grid, seed, engine_ok, note)
+    report["targets"] = targets(rows, report.get("peer"))
+    dis = []
+    for o in report["oracle"]:
+        if o.get("agree") is False:
+            dis.append(f"oracle and engine disagree on {o['workload']} {o['policy']} n={o['n']} w={o['window']}: "
+                       f"{o['results']} vs {o['engine_results']} results; reproducer: {o['reproducer']}")
+    report["disagreements"] = dis
+    return report
+
+
+# ----------------------------------------------------------------------------- printing
+def _w(w: Optional[int]) -> str:
+    return "none" if w is None else str(w)
+
+
+def render(report: dict, console: Any) -> None:
+    """Print the report as rich tables on ``console``."""
+    from rich.table import Table
+    console.print(f"[bold]ceplab bench etalis[/bold]  grid={report['grid']}  seed={report['seed']}  "
+                  f"{report['python']}  {report['machine']}")
+    for k, p in report["workload"]["programs"].items():
+        console.print(f"  {k} ({p['title']}): {' '.join(p['text_window_w'])}", markup=False, highlight=False)
+    console.print(f"  events: types uniform over the pattern types + {', '.join(report['workload']['noise_types'])} "
+                  "(W1ab: no noise); "
+                  f"arguments uniform in 0..{report['workload']['domain'] - 1} (W2, W3); event i on [i, i]",
+                  markup=False, highlight=False)
+    rows = report["rows"]
+    t = Table(title="ETALIS engine: update throughput per workload and policy")
+    for col in ("workload", "policy", "n", "window", "update ev/s", "µs/ev", "steady µs", "drift", "results",
+                "stored", "stored max"):
+        t.add_column(col, justify="left" if col in ("workload", "policy") else "right")
+    for r in rows:
+        if "skipped" in r:
+            t.add_row(r["workload"], r["policy"], _fmt(r["n"], "int"), _w(r["window"]), r["skipped"], *[""] * 6)
+            continue
+        t.add_row(r["workload"], r["policy"], _fmt(r["n"], "int"), _w(r["window"]), _fmt(r["update_eps"], "eps"),
+                  _fmt(r["update_us"], "us"), _fmt(r["steady_us"], "us"), _fmt(r["drift"], "ratio"),
+                  _fmt(r["results"], "int"), _fmt(r["stored"], "int"), _fmt(r["stored_max"], "int"))
+    console.print(t)
+    mt = Table(title="Memory with and without windows (tracemalloc)")
+    for col in ("workload", "policy", "window", "n", "stored max", "peak KiB", "kept KiB", "kept vs smallest n"):
+        mt.add_column(col, justify="left" if col in ("workload", "policy") else "right")
+    first: dict[tuple, dict] = {}
+    for r in sorted((r for r in rows if "skipped" not in r),
+                    key=lambda r: (r["workload"], r["window"] is None, r["policy"], r["n"])):
+        k = (r["workload"], r["policy"], r["window"])
+        base = first.setdefault(k, r)
+        rel = (r["retained_kib"] / base["retained_kib"]) if base is not r and base["retained_kib"] > 0 else None
+        mt.add_row(r["workload"], r["policy"], _w(r["window"]), _fmt(r["n"], "int"), _fmt(r["stored_max"], "int"),
+                   _fmt(r["peak_kib"], "kib"), _fmt(r["retained_kib"], "kib"),
+                   "" if rel is None else f"x{rel:.2f}")
+    console.print(mt)
+    console.print(f"memory: {report['memory_method']}. stored: goals in the engine's stores (stats()['stored']), "
+                  f"max sampled every {SAMPLE} events.", markup=False)
+    ot = Table(title="Oracle as the stream grows (asp.etalis; policies: asp.etalis_policy)")
+    for col in ("workload", "policy", "n", "window", "status", "seconds", "ground rules", "atoms", "results",
+                "engine results", "agree"):
+        ot.add_column(col, justify="left" if col in ("workload", "policy", "status") else "right")
+    for o in report["oracle"]:
+        if "skipped" in o:
+            ot.add_row("-", "", "", "", o["skipped"], *[""] * 6)
+            continue
+        status = o["status"]
+        if status in ("undecided", "error"):
+            status = f"{status.upper()} ({o.get('reason', '')})"
+        elif status in ("n/a", "skipped"):
+            status = o.get("reason", status)
+        agree = "-" if "agree" not in o else ("yes" if o["agree"] else "[red]NO[/red]")
+        if "engine_error" in o:
+            agree = f"engine failed: {o['engine_error']}"
+        ot.add_row(o["workload"], o["policy"], _fmt(o["n"], "int"), _w(o["window"]), status,
+                   f"{o['seconds']:.2f}" if "seconds" in o else "-", _fmt(o.get("ground_rules") or None, "int"),
+                   _fmt(o.get("atoms"), "int"), _fmt(o.get("results"), "int"), _fmt(o.get("engine_results"), "int"),
+                   agree)
+    console.print(ot)
+    if "peer" in report:
+        p = report["peer"]
+        if "skipped" in p:
+            console.print(f"peer etalis: {p['skipped']} (ETALIS on SWI-Prolog 9: {ETALIS_REFERENCE})",
+                          markup=False)
+        if p.get("rows"):
+            pt = Table(title="Peer: the real ETALIS on d <- a seq b (its a/b-only stream, window 10)")
+            for col in ("policy", "n", "window", "our ev/s (CPU)", "our ev/s (wall)", "ETALIS ev/s (wall)",
+                        "ratio ours/ETALIS"):
+                pt.add_column(col, justify="left" if col == "policy" else "right")
+            for r in p["rows"]:
+                theirs = _fmt(r.get("peer_eps"), "eps") if "peer_eps" in r else (
+                    f"peer: {r['error']}" if "error" in r else "n/a")
+                pt.add_row(r["policy"], _fmt(r["n"], "int"), _w(r["window"]), _fmt(r.get("our_eps"), "eps"),
+                           _fmt(r.get("our_wall_eps"), "eps"), theirs, _fmt(r.get("ratio"), "ratio"))
+            console.print(pt)
+    if report["targets"]:
+        tt = Table(title="Targets (reported, not enforced)")
+        for col in ("target", "case", "where", "value", "verdict", "detail"):
+            tt.add_column(col, justify="right" if col == "value" else "left")
+        for x in report["targets"]:
+            verdict = "info" if x["ok"] is None else ("PASS" if x["ok"] else "[red]MISS[/red]")
+            tt.add_row(x["target"], x["case"], x["where"], _fmt(x["value"], x["kind"]), verdict, x.get("detail", ""))
+        console.print(tt)
+    if report["grid"] == "quick":
+        console.print("quick grid: streams too short for the timings and targets to mean anything; "
+                      "it checks the plumbing and the result counts.")
+    for d in report["disagreements"]:
+        console.print(f"[red]DISAGREEMENT[/red] {d}")
