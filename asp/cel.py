@@ -13,6 +13,13 @@ then drives clingo through :mod:`asp.oracle`:
   all of ``[[phi]](S)`` (``"global"``).
 * ``WITHIN n`` is a constraint on ``in/1`` grounded before the strategy part, i.e.
   ``SEL(phi WITHIN n)``.
+* Nested strategies (EXTENSION, note G5, ``Options.nested_strategies="compositional"``; rejected
+  with a ``ParseError`` under the default ``"reject"``): staged. Every nested ``SEL(psi)`` is
+  closed, so its denotation ``SEL([[psi]](S))`` (per end position) does not depend on the outer
+  valuation; it is computed first by this same oracle on the stand-alone query ``SEL(psi)``
+  (recursively, innermost first; MAX compares per end position), and its complex events are
+  given to the outer program as facts ``blkce(V,K)``/``blk(V,K,P)``, of which each instance of
+  the node picks one (``asp/cel.lp``).
 
 :func:`strategy_filter` is the literal Python transcription of the strategies (paper section 4,
 note 3.2) used as the arbiter in tests.
@@ -29,9 +36,12 @@ import clingo
 
 from asp.oracle import (Limits, LimitExceeded, OracleResult, Solver, Stats, Undecided, asp_string,
                         isolated)
-from semantics.cel.analysis import WellFormednessError, check_well_formed, vdef_plus
+from dataclasses import replace as _replace
+
+from semantics.cel.analysis import (WellFormednessError, check_nested_strategies, check_well_formed,
+                                    vdef_plus)
 from semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, PAnd, Plus, Pred,
-                               Query, Seq, pred_vars)
+                               Query, Sel, Seq, nested_sels, pred_vars)
 from semantics.cel.options import Options
 from semantics.cel.predicates import holds
 from semantics.events import Stream
@@ -121,8 +131,10 @@ class _Compiler:
     """Emits the query-specific facts and filter rules for one (formula, stream) pair."""
 
     def __init__(self, formula: Formula, stream: Stream, within: int | None, need: bool,
-                 limits: Limits, lo: int, hi: int) -> None:
+                 limits: Limits, lo: int, hi: int,
+                 blocks: dict[Sel, frozenset[ComplexEvent]] | None = None) -> None:
         self.stream = stream
+        self.blocks = blocks or {}
         self.positions = list(range(lo, hi + 1))
         self.within = within if (within is not None and within >= 0) else None
         self.need = need
@@ -182,6 +194,17 @@ class _Compiler:
         if isinstance(f, FalseF):
             self.lines.append(f"falsef({v}).")
             return v, frozenset(), float("inf")
+        if isinstance(f, Sel):
+            # nested strategy (note G5): its selected CEs inside the positions given to the solver
+            lo, hi = self.positions[0] if self.positions else 0, self.positions[-1] if \
+                self.positions else -1
+            ces = sorted(c for c in self.blocks[f] if lo <= c[0] and c[-1] <= hi)
+            self.lines.append(f"sel({v}).")
+            for k, c in enumerate(ces):
+                self.lines.append(f"blkce({v},{k}).")
+                self.lines.extend(f"blk({v},{k},{p})." for p in c)
+            return (v, frozenset(p for c in ces for p in c),
+                    min((len(c) for c in ces), default=float("inf")))
         if isinstance(f, Plus):
             body = f.body
             while isinstance(body, Plus):
@@ -281,8 +304,23 @@ def is_strongly_well_formed(f: Formula) -> bool:
         return False
 
 
+def _outer(f: Formula) -> Formula:
+    """``f`` with every nested strategy replaced by FALSE: the outer formula's own structure (a
+    closed block binds no outer variable, like FALSE), for the outer well-formedness test."""
+    if isinstance(f, Sel):
+        return FalseF()
+    if isinstance(f, Filter):
+        return Filter(_outer(f.body), f.pred)
+    if isinstance(f, Plus):
+        return Plus(_outer(f.body))
+    if isinstance(f, (Or, Seq, And)):
+        return type(f)(_outer(f.left), _outer(f.right))
+    return f
+
+
 def compile_query(query: Query, stream: Stream, limits: Limits = Limits(),
-                  lo: int = 0, hi: int | None = None) -> tuple[str, bool]:
+                  lo: int = 0, hi: int | None = None,
+                  blocks: dict[Sel, frozenset[ComplexEvent]] | None = None) -> tuple[str, bool]:
     """Query-specific ASP text (stream facts, AST facts, filter rules) for ``query`` on ``stream``.
 
     Args:
@@ -292,6 +330,8 @@ def compile_query(query: Query, stream: Stream, limits: Limits = Limits(),
         lo, hi: only positions ``lo..hi`` (inclusive; default the whole stream) are given to the
             solver, keeping their global numbers. Used for windowed decomposition, which is exact
             only for strongly well-formed formulas (every valued variable lies in C).
+        blocks: for every nested strategy node of the formula (note G5), its selected complex
+            events ``SEL([[psi]](S))`` (see :func:`nested_results`); required if it has any.
 
     Returns:
         ``(text, need)``: the program text to add to ``asp/cel.lp`` and whether the ``need`` part
@@ -300,9 +340,9 @@ def compile_query(query: Query, stream: Stream, limits: Limits = Limits(),
     Raises:
         LimitExceeded: the predicate truth tables alone exceed ``limits.max_ground_size``.
     """
-    need = not is_strongly_well_formed(query.formula)
+    need = not is_strongly_well_formed(_outer(query.formula))
     hi = len(stream) - 1 if hi is None else hi
-    comp = _Compiler(query.formula, stream, query.within, need, limits, lo, hi)
+    comp = _Compiler(query.formula, stream, query.within, need, limits, lo, hi, blocks)
     head = [f"#const n={hi + 1}.", f"#const lo={lo}.", f"pos({lo}..{hi})." if hi >= lo else ""]
     head += [f"type({i},{asp_string(stream[i].type)})." for i in range(lo, hi + 1)]
     root, _, _ = comp.compile(query.formula, [])
@@ -313,19 +353,42 @@ def compile_query(query: Query, stream: Stream, limits: Limits = Limits(),
     return "\n".join(head + sorted(set(comp.lines), key=comp.lines.index)) + "\n", need
 
 
-def _last_candidates(f: Formula, stream: Stream) -> frozenset[int]:
+def _last_candidates(f: Formula, stream: Stream,
+                     blocks: dict[Sel, frozenset[ComplexEvent]] | None = None) -> frozenset[int]:
     """Positions that can be ``max C`` for some C in [[f]](S): a static over-approximation."""
     if isinstance(f, Atom):
         return frozenset(i for i, e in enumerate(stream) if e.type == f.rel)
+    if isinstance(f, Sel):
+        return frozenset(c[-1] for c in (blocks or {}).get(f, ()))
     if isinstance(f, (Filter, Plus)):
-        return _last_candidates(f.body, stream)
+        return _last_candidates(f.body, stream, blocks)
     if isinstance(f, Seq):
-        return _last_candidates(f.right, stream)
+        return _last_candidates(f.right, stream, blocks)
     if isinstance(f, Or):
-        return _last_candidates(f.left, stream) | _last_candidates(f.right, stream)
+        return _last_candidates(f.left, stream, blocks) | _last_candidates(f.right, stream, blocks)
     if isinstance(f, And):
-        return _last_candidates(f.left, stream) & _last_candidates(f.right, stream)
+        return _last_candidates(f.left, stream, blocks) & _last_candidates(f.right, stream, blocks)
     return frozenset()
+
+
+def nested_results(f: Formula, stream: Stream, options: Options, limits: Limits = Limits(),
+                   deadline: float | None = None, stats: Stats | None = None
+                   ) -> dict[Sel, frozenset[ComplexEvent]]:
+    """``SEL([[psi]](S))`` for every nested strategy ``SEL(psi)`` of ``f`` (note G5).
+
+    Each block is closed, so this is the oracle's result on the stand-alone query
+    ``SEL(psi WITHIN n)``, with MAX compared per end position (``max_scope`` is for the top level).
+    Blocks inside ``psi`` are handled by the recursive call.
+
+    Raises:
+        LimitExceeded: a limit was hit in a sub-call.
+    """
+    out: dict[Sel, frozenset[ComplexEvent]] = {}
+    sub_opts = _replace(options, max_scope="same_end")
+    for s in nested_sels(f):
+        if s not in out:
+            out[s] = _job(s.query(), stream, sub_opts, limits, deadline, stats).results
+    return out
 
 
 # ------------------------------------------------------------------ solving
@@ -363,9 +426,10 @@ def _num(name: str, k: int) -> clingo.Symbol:
     return clingo.Function(name, [clingo.Number(k)])
 
 
-def _job(query: Query, stream: Stream, options: Options, limits: Limits) -> OracleResult:
-    stats = Stats()
-    deadline = time.monotonic() + limits.time_s
+def _job(query: Query, stream: Stream, options: Options, limits: Limits,
+         deadline: float | None = None, stats: Stats | None = None) -> OracleResult:
+    stats = Stats() if stats is None else stats
+    deadline = time.monotonic() + limits.time_s if deadline is None else deadline
     strat = query.strategy
     w = query.within
     if w is not None and w < 0:
@@ -376,15 +440,16 @@ def _job(query: Query, stream: Stream, options: Options, limits: Limits) -> Orac
         args = ["--opt-mode=opt"]
     else:
         args = ["0", "--project", "--heuristic=Domain", "--enum-mode=domRec"]
-    need = not is_strongly_well_formed(query.formula)
+    blocks = nested_results(query.formula, stream, options, limits, deadline, stats)
+    need = not is_strongly_well_formed(_outer(query.formula))
     per_end = strat in ("NXT", "LAST") or (strat == "MAX" and options.max_scope == "same_end")
-    last = _last_candidates(query.formula, stream)
+    last = _last_candidates(query.formula, stream, blocks)
     results: set[ComplexEvent] = set()
     for a, b, lo, hi in _blocks(query, stream, need, options):
         ends = sorted(e for e in last if a <= e <= b)
         if not ends:
             continue
-        text, _ = compile_query(query, stream, limits, lo, hi)
+        text, _ = compile_query(query, stream, limits, lo, hi, blocks)
         s = Solver(args, limits, deadline=deadline, stats=stats)
         s.add(_fixed_program())
         s.add(text)
@@ -431,7 +496,9 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
     Args:
         query: a parsed CEL query (formula, strategy in ``ALL/STRICT/NXT/LAST/MAX``, ``within``).
         stream: the stream; positions are 0-based indices.
-        options: CEL switches; ``max_scope`` selects the MAX comparison scope (G4).
+        options: CEL switches; ``max_scope`` selects the MAX comparison scope (G4),
+            ``nested_strategies`` whether nested strategies are rejected or read compositionally
+            (G5).
         limits: time and ground-size limits.
 
     Returns:
@@ -439,13 +506,16 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
         tuples of positions), or :class:`asp.oracle.Undecided` if a limit was hit.
 
     Raises:
-        ValueError: unknown strategy or ``max_scope``.
+        ValueError: unknown strategy, ``max_scope`` or ``nested_strategies``.
+        semantics.errors.ParseError: a nested strategy under ``nested_strategies="reject"``, or
+            one that is not closed (note G5).
         asp.oracle.OracleError: clingo failed unexpectedly (a bug).
     """
     if query.strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {query.strategy!r}")
     if options.max_scope not in ("same_end", "global"):
         raise ValueError(f"unknown max_scope {options.max_scope!r}")
+    check_nested_strategies(query, options)
     if len(stream) == 0:
         return OracleResult(frozenset(), Stats())
     return isolated(_job, query, stream, options, limits, limits=limits)

@@ -11,6 +11,10 @@ AND, and ``fv(r+) = fv(r) - vdef+(r)`` (each round rebinds ``vdef+(r)``; closed 
 ``C in [[r+]](S, nu)`` iff ``C = C1 . ... . Ck`` with each ``Ci in [[r]](S, nu[nu_i/U])`` for
 independent ``nu_i``).
 
+A nested strategy ``SEL(psi)`` (note G5, ``nested_strategies="compositional"``) is closed: it has
+no free variable and denotes ``{((), C) | C in SEL([[psi WITHIN n]](S))}``, the strategy applied
+per end position (MAX too, whatever ``max_scope`` says).
+
 The selection strategies and ``WITHIN`` are a separate literal transcription of note 3.2 (and G4,
 G8), independent of :func:`asp.cel.strategy_filter`, so the two cross-check each other.
 
@@ -22,7 +26,8 @@ from itertools import product
 from typing import Iterable
 
 from semantics.cel.analysis import vdef_plus
-from semantics.cel.ast import And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Seq, pred_vars
+from semantics.cel.ast import (And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Sel, Seq,
+                               pred_vars)
 from semantics.cel.options import Options
 from semantics.cel.predicates import holds
 from semantics.events import Stream
@@ -85,6 +90,8 @@ def _sem(f: Formula, stream: Stream) -> _Rel:
         return _Rel((f.var,), {((p,), (p,)) for p in range(n) if stream[p].type == f.rel})
     if isinstance(f, FalseF):
         return _Rel((), set())
+    if isinstance(f, Sel):   # closed block (note G5)
+        return _Rel((), {((), c) for c in brute(f.query(), stream, Options())})
     if isinstance(f, Filter):
         body = _sem(f.body, stream)
         target = tuple(sorted(set(body.vars) | pred_vars(f.pred)))

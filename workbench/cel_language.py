@@ -21,16 +21,22 @@ from semantics.events import read_stream
 from workbench.languages import Language, register
 
 
+# The workbench parses before it knows the switches (``ceplab run --set ...``): nested strategies
+# (note G5) are parsed here and accepted or rejected by the oracle and the engine, which check
+# ``Options.nested_strategies`` themselves (a ParseError naming the switch, with line and column).
+_PARSE_ALL = Options(nested_strategies="compositional")
+
+
 def _parse(text: str, file: str | None = None) -> Any:
     from semantics.cel.parser import parse
 
-    return parse(text, file)
+    return parse(text, file, options=_PARSE_ALL)
 
 
 def _parse_file(path: Any) -> Any:
     from semantics.cel.parser import parse_file
 
-    return parse_file(path)
+    return parse_file(path, options=_PARSE_ALL)
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
@@ -101,7 +107,7 @@ def _parse_unchecked(text: str, file: str | None = None) -> Any:
     """Parse without the strong well-formedness check (oracle-only paper examples, note G3)."""
     from semantics.cel.parser import parse
 
-    return parse(text, file, check=False)
+    return parse(text, file, check=False, options=_PARSE_ALL)
 
 
 def _with_strategy(formula_text: str, strategy: str) -> str:

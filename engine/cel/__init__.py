@@ -6,12 +6,16 @@ Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
     ALL, STRICT      engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
     NXT, LAST, MAX   engine.cel.strategies (Algorithms 5, 6, 7)
 
+A query with nested strategies (note G5; only under ``Options(nested_strategies="compositional")``,
+a ``ParseError`` otherwise) is evaluated compositionally by :class:`engine.cel.nested.NestedEvaluator`.
+
 Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
 ``path`` and ``stats()``; results are sorted position tuples, each emitted once at its last event.
 """
 from __future__ import annotations
 
-from semantics.cel.ast import Query
+from semantics.cel.analysis import check_nested_strategies
+from semantics.cel.ast import Query, has_nested
 from semantics.cel.options import Options
 from semantics.errors import UnsupportedError
 
@@ -51,7 +55,13 @@ def evaluator(query: Query, options: Options = Options()):
     Raises:
         UnsupportedError: a construct the engine cannot evaluate (the message names it): binary
             filters outside the register extension, AND sides sharing variables, rewrites that
-            exceed the size guard, an unknown strategy.
+            exceed the size guard, an unknown strategy, a nested strategy under AND.
+        ParseError: a nested strategy under ``options.nested_strategies == "reject"`` (the
+            default), or one that is not closed (note G5).
     """
+    check_nested_strategies(query, options)
+    if has_nested(query.formula):
+        from engine.cel.nested import NestedEvaluator
+        return NestedEvaluator(query, options)
     cea = compile_query(query)
     return evaluator_for_cea(cea, query.strategy, options, query.within)

@@ -3,13 +3,19 @@
 ``vdef``, ``vdef_plus`` and ``bound`` follow the paper's definitions; ``check_well_formed`` checks the
 note's *strong* well-formedness (G3), which the project requires of every query. Safety is
 ``vdef+(l) & vdef+(r) == {}`` for every ``l ; r``.
+
+Nested selection strategies (EXTENSION, note G5, :class:`semantics.cel.ast.Sel`) are leaves of the
+outer formula: they define no variable for it (``vdef``, ``bound``, ``var`` do not enter them).
+``check_closed`` checks that they are closed, ``check_nested_strategies`` applies the switch
+``Options.nested_strategies``.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from semantics.cel.ast import (And, Atom, FalseF, Filter, Formula, Or, Plus, Seq, children,
-                               pred_atoms, pred_vars, subformulas, Cmp2)
+from semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Sel,
+                               Seq, children, nested_sels, pred_atoms, pred_vars, subformulas, Cmp2)
+from semantics.errors import ParseError
 
 
 class WellFormednessError(Exception):
@@ -126,6 +132,9 @@ def check_well_formed(f: Formula) -> None:
                     x, f"variable {x} is defined on both sides of AND; the AND extension (note "
                     "cel.md G8, the product of complex event automata) needs sides with distinct "
                     "variables")
+        if isinstance(g, Sel):   # closed block (note G5): well-formed on its own
+            check_well_formed(g.body)
+            return
         if isinstance(g, Filter):
             for x in sorted(pred_vars(g.pred)):
                 # candidates: the filter and its ancestors, up to x's binder body
@@ -149,3 +158,96 @@ def check_well_formed(f: Formula) -> None:
             walk(c, path)
 
     walk(f, [])
+
+
+# ------------------------------------------------------------------ nested strategies (note G5)
+def _local_vars(f: Formula) -> dict[str, Sel]:
+    """Variables defined inside the nested strategies of ``f`` (at any depth) -> the outermost
+    nested strategy of ``f`` containing the definition."""
+    out: dict[str, Sel] = {}
+    for s in nested_sels(f):
+        for x in vdef(s.body) | frozenset(_local_vars(s.body)):
+            out.setdefault(x, s)
+    return out
+
+
+def _short(s: Sel) -> str:
+    text = str(s)
+    return text if len(text) <= 40 else f"{s.strategy}(...)"
+
+
+def check_closed(f: Formula) -> None:
+    """Check that every nested strategy ``SEL(psi)`` in ``f`` is closed (note G5): every variable
+    of a FILTER inside psi is defined inside psi (not outside it), and no FILTER outside psi
+    mentions a variable defined only inside psi (psi's variables are local). Nested strategies
+    inside psi are checked recursively. A formula without nested strategies always passes.
+
+    Raises:
+        WellFormednessError: naming the first offending variable.
+    """
+    for s in nested_sels(f):
+        if s.strategy not in STRATEGIES:
+            raise ValueError(f"unknown selection strategy {s.strategy!r}")
+        check_closed(s.body)
+        inner = vdef(s.body)
+        for g in subformulas(s.body):
+            if isinstance(g, Filter):
+                for x in sorted(pred_vars(g.pred)):
+                    if x not in inner:
+                        raise WellFormednessError(
+                            x, f"variable {x} in a FILTER inside the nested strategy {_short(s)} "
+                            f"is not defined inside it; a nested strategy is closed (note cel.md "
+                            f"G5, nested_strategies=compositional): it may not refer to variables "
+                            f"outside it")
+    local = _local_vars(f)
+    if not local:
+        return
+    outer = vdef(f)
+    for g in subformulas(f):
+        if isinstance(g, Filter):
+            for x in sorted(pred_vars(g.pred)):
+                if x not in outer and x in local:
+                    raise WellFormednessError(
+                        x, f"variable {x} is defined only inside the nested strategy "
+                        f"{_short(local[x])}; the variables of a nested strategy are local to it "
+                        f"(note cel.md G5, nested_strategies=compositional) and a FILTER outside "
+                        f"it may not use them")
+
+
+def check_nested_strategies(q: Query, options, file: str | None = None,
+                            closed: bool = True) -> None:
+    """Apply ``Options.nested_strategies`` to a query (every entry point calls this).
+
+    ``"reject"``: any nested strategy is an error. ``"compositional"``: nested strategies are
+    accepted if closed (:func:`check_closed`, skipped with ``closed=False`` when the caller checks
+    it itself). A query without nested strategies always passes.
+
+    Raises:
+        ParseError: a nested strategy under ``"reject"`` (with the line and column of its keyword
+            when the query was parsed from text) or a nested strategy that is not closed.
+        ValueError: an unknown value of ``nested_strategies``.
+    """
+    mode = getattr(options, "nested_strategies", "reject")
+    if mode not in ("reject", "compositional"):
+        raise ValueError(f"unknown nested_strategies {mode!r}; allowed: reject, compositional")
+    sels = list(nested_sels(q.formula))
+    if not sels:
+        return
+    if mode == "reject":
+        s = sels[0]
+        hint = ""
+        if q.formula == s and q.strategy == "ALL" and q.within is not None:
+            hint = (f" (to window the strategy's formula write {s.strategy}(phi WITHIN "
+                    f"{q.within}))")
+        line, col = s.at if s.at is not None else (None, None)
+        raise ParseError(
+            f"selection strategy {s.strategy} is nested inside the formula{hint}; nested "
+            "strategies are not defined by the paper (note cel.md G5) and are rejected under "
+            "nested_strategies=reject (the default): put the strategy around the whole formula, "
+            "or set nested_strategies=compositional (--set nested_strategies=compositional) for "
+            "the compositional reading", file, line, col)
+    if closed:
+        try:
+            check_closed(q.formula)
+        except WellFormednessError as e:
+            raise ParseError(e.message, file) from None

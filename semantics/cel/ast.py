@@ -8,6 +8,9 @@ Formulas (all frozen, hashable dataclasses):
     Plus(body)                ``phi+``
     And(left, right)          ``phi AND phi``  -- EXTENSION (note G8): intersection of CE sets
     FalseF()                  the empty formula (note G7), produced only by rewritings
+    Sel(strategy, body, within)  ``SEL(phi)`` / ``SEL(phi WITHIN n)`` as a sub-formula -- EXTENSION
+                              (note G5, switch ``Options.nested_strategies``): a *closed* block, a
+                              leaf for the outer formula (:func:`children` does not enter it)
 
 Predicates (the FILTER part):
     Cmp(var, attr, op, value)                 ``x.attr OP constant``       (unary)
@@ -19,7 +22,7 @@ A :class:`Query` is ``SEL(formula)`` with an optional top-level ``WITHIN n`` (EX
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 OPS = ("<", "<=", "=", "!=", ">=", ">")
@@ -195,7 +198,34 @@ class FalseF:
         return "FALSE"
 
 
-Formula = Union[Atom, Filter, Or, Seq, Plus, And, FalseF]
+@dataclass(frozen=True)
+class Sel:
+    """EXTENSION (note G5): a nested selection strategy ``strategy(body WITHIN within)``.
+
+    Only meaningful under ``Options(nested_strategies="compositional")``: the block is closed (its
+    body's filters mention only its own variables, its variables are invisible outside) and
+    denotes ``strategy([[body WITHIN within]](S))`` per end position, whatever the valuation. For
+    the outer formula it is a leaf: :func:`children`, ``vdef``, ``bound`` and every outer analysis
+    treat it as defining no variable. ``at`` is the (line, column) of the strategy keyword in the
+    query text (for error messages; not part of equality).
+    """
+    strategy: str
+    body: "Formula"
+    within: int | None = None
+    at: tuple[int, int] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    def __str__(self) -> str:
+        body = str(self.body)
+        if self.within is not None:
+            body = f"{body} WITHIN {self.within}"
+        return f"{self.strategy}({body})"
+
+    def query(self) -> "Query":
+        """The block as a stand-alone query ``strategy(body WITHIN within)``."""
+        return Query(self.body, self.strategy, self.within)
+
+
+Formula = Union[Atom, Filter, Or, Seq, Plus, And, FalseF, Sel]
 
 
 @dataclass(frozen=True)
@@ -217,11 +247,13 @@ class Query:
         body = str(self.formula)
         if self.within is not None:
             body = f"{body} WITHIN {self.within}"
+        elif self.strategy == "ALL" and isinstance(self.formula, Sel):
+            return f"ALL({body})"  # a bare SEL(...) would read back as the top-level strategy
         return body if self.strategy == "ALL" else f"{self.strategy}({body})"
 
 
 def children(f: Formula) -> tuple[Formula, ...]:
-    """Direct sub-formulas."""
+    """Direct sub-formulas (a nested strategy :class:`Sel` is a leaf: its body is closed)."""
     if isinstance(f, (Filter, Plus)):
         return (f.body,)
     if isinstance(f, (Or, Seq, And)):
@@ -234,6 +266,17 @@ def subformulas(f: Formula) -> Iterator[Formula]:
     yield f
     for c in children(f):
         yield from subformulas(c)
+
+
+def nested_sels(f: Formula) -> Iterator[Sel]:
+    """The outermost nested strategies of ``f`` (pre-order; not those inside another ``Sel``)."""
+    return (g for g in subformulas(f) if isinstance(g, Sel))
+
+
+def has_nested(q: "Query | Formula") -> bool:
+    """True if the query's formula contains a nested selection strategy (note G5)."""
+    f = q.formula if isinstance(q, Query) else q
+    return any(True for _ in nested_sels(f))
 
 
 def atoms(f: Formula) -> list[Atom]:

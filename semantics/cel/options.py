@@ -22,7 +22,20 @@ class Options:
             The two coincide on every automaton the compiler produces (final states are entered
             only by marking transitions, note G14); the switch exists so that hand-built automata
             can be studied. The oracle implements the definition, so it is unaffected.
+        nested_strategies: G5, selection strategies below the top level (``A AS x ; NXT(psi)``;
+            the paper defines ``SEL(phi)`` only relative to ``[[phi]](S)``). ``"reject"``
+            (default): a nested strategy is an error (``ParseError`` naming this switch), raised
+            by the parser and by every evaluation entry point. ``"compositional"``: the note's
+            compositional CEA reading. ``SEL(psi)`` (optionally ``SEL(psi WITHIN n)``) is *closed*:
+            psi's filters may not mention variables defined outside it, and psi's variables are
+            local (invisible outside; an outer FILTER may not mention them, an outer atom may
+            reuse the name for a different variable). Its denotation does not depend on the
+            valuation: ``C in [[SEL psi]](S, nu)`` iff ``C in SEL([[psi]](S))``, with the strategy
+            applied per end position (MAX always compares CEs with the same ``max C``, whatever
+            ``max_scope`` says: that switch governs the top-level MAX only). The outer operators
+            then use these complex events like any other sub-formula's.
     """
 
     max_scope: Literal["same_end", "global"] = "same_end"
     nxt_output: Literal["marked", "top_ranked"] = "marked"
+    nested_strategies: Literal["reject", "compositional"] = "reject"

@@ -2,8 +2,15 @@
 
 Syntax (paper section 3, note cel.md section 2): ``R AS x``, ``phi FILTER P``, ``phi OR phi``,
 ``phi ; phi``, ``phi+``, parentheses, selection strategies ``STRICT(phi)``, ``NXT(phi)`` (also
-``NEXT``), ``LAST(phi)``, ``MAX(phi)`` (``ALL``/``ANY`` = no strategy) at the top level, and the
-project extensions ``phi WITHIN n`` (top level) and ``phi AND phi``. Predicates are boolean
+``NEXT``), ``LAST(phi)``, ``MAX(phi)`` (``ALL``/``ANY`` = no strategy) around the whole formula, and
+the project extensions ``phi WITHIN n`` (whole formula, or inside a strategy) and ``phi AND phi``.
+
+Nested strategies (``A AS x ; NXT(B AS y)``, EXTENSION, note G5) are always parsed into
+:class:`semantics.cel.ast.Sel` nodes; whether they are accepted depends on
+``Options.nested_strategies`` (``"reject"`` by default), checked by
+:func:`semantics.cel.analysis.check_nested_strategies` here (``options`` argument) and again by the
+oracle and the engine with the options they are given. Their closedness (no outer variable inside,
+no inner variable outside) is checked always. Predicates are boolean
 combinations (AND, OR, NOT, parentheses, TRUE, FALSE) of ``x.a OP c`` and ``x.a OP y.b`` with OP in
 ``< <= = != >= >`` (``==`` and ``<>`` are accepted as ``=`` and ``!=``).
 
@@ -115,13 +122,17 @@ class _ToAst(Transformer):
         return (f, None if n is None else int(str(n)))
 
     @v_args(inline=True)
-    def sel(self, strat, w):
+    def sel(self, strat, f, _k=None, n=None):
         s = str(strat).upper()
-        return A.Query(w[0], _STRAT.get(s, s), w[1])
+        return A.Sel(_STRAT.get(s, s), f, None if n is None else int(str(n)),
+                     at=(strat.line, strat.column))
 
     @v_args(inline=True)
-    def nosel(self, w):
-        return A.Query(w[0], "ALL", w[1])
+    def start(self, w):
+        f, within = w
+        if within is None and isinstance(f, A.Sel):   # the strategy around the whole formula
+            return A.Query(f.body, f.strategy, f.within)
+        return A.Query(f, "ALL", within)
 
 
 def _describe(e: UnexpectedInput, text: str) -> str:
@@ -151,20 +162,24 @@ def _describe(e: UnexpectedInput, text: str) -> str:
     return str(e)
 
 
-def parse(text: str, file: str | None = None, check: bool = True) -> A.Query:
+def parse(text: str, file: str | None = None, check: bool = True, options=None) -> A.Query:
     """Parse CEL query text.
 
     Args:
         text: the query.
         file: file name for error messages (default ``"<string>"``).
         check: run the strong well-formedness check (note G3). Default True.
+        options: :class:`semantics.cel.options.Options` deciding whether nested strategies are
+            accepted (``nested_strategies``); default ``Options()``, which rejects them.
 
     Returns:
         A :class:`semantics.cel.ast.Query`.
 
     Raises:
         ParseError: with line and column: syntax errors, comparisons without attribute
-            references, and formulas that are not (strongly) well-formed (naming the variable).
+            references, formulas that are not (strongly) well-formed (naming the variable), nested
+            strategies under ``nested_strategies="reject"`` (naming the switch) and nested
+            strategies that are not closed (naming the variable).
     """
     try:
         tree = _lark().parse(text)
@@ -186,18 +201,22 @@ def parse(text: str, file: str | None = None, check: bool = True) -> A.Query:
         if isinstance(inner, ParseError):
             raise ParseError(inner.message, file, inner.line, inner.column) from None
         raise
-    if check:
-        from semantics.cel.analysis import WellFormednessError, check_well_formed
-        try:
+    from semantics.cel.analysis import (WellFormednessError, check_closed, check_nested_strategies,
+                                        check_well_formed)
+    from semantics.cel.options import Options
+    check_nested_strategies(q, Options() if options is None else options, file, closed=False)
+    try:
+        check_closed(q.formula)
+        if check:
             check_well_formed(q.formula)
-        except WellFormednessError as e:
-            line, col = tr.positions.get(("use", e.var), tr.positions.get(("def", e.var), (1, 1)))
-            raise ParseError(e.message, file, line, col) from None
+    except WellFormednessError as e:
+        line, col = tr.positions.get(("use", e.var), tr.positions.get(("def", e.var), (1, 1)))
+        raise ParseError(e.message, file, line, col) from None
     return q
 
 
-def parse_file(path: str | Path) -> A.Query:
-    """Read and parse a query file; errors name the file.
+def parse_file(path: str | Path, options=None) -> A.Query:
+    """Read and parse a query file; errors name the file (``options`` as for :func:`parse`).
 
     Raises:
         ParseError: as :func:`parse`, or when the file cannot be read (no line/column).
@@ -206,4 +225,4 @@ def parse_file(path: str | Path) -> A.Query:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ParseError(f"cannot read query: {e}", str(path)) from None
-    return parse(text, str(path))
+    return parse(text, str(path), options=options)
