@@ -24,9 +24,10 @@ class Options:
         lj_filter_interval: A7, the interval ``F`` sees in plain ``OPTIONAL``: ``"mandatory"`` (default, as
             printed, in both halves) or ``"hull"`` (the joined row's hull, in both halves).
         optional_filter: A8, where an optional operator's ``F`` comes from: ``"operand"`` (default: the
-            FILTERs written inside the optional operand's group; all others filter the whole group) or
-            ``"group"`` (no ``F``: every FILTER filters the whole group, so the negation idiom of query (5)
-            never blocks, E5).  Applied by the parser's translation (note 2.3).
+            FILTERs written inside the optional operand's group; all others filter the whole group after
+            the operator) or ``"group"`` (a group-level FILTER directly over an optional operator is taken
+            as that operator's ``F``, conjoined with the operand's, so the negation idiom of query (5)
+            never blocks, E5).  Applied to the AST by :func:`semantics.epsparql.translate.apply_options`.
         bgp_mode: A3, how a BGP chooses occurrences for two triple patterns that instantiate to the same
             triple: ``"per_pattern"`` (default: independently; a BGP is the Join of its triple patterns) or
             ``"per_triple"`` (one occurrence per distinct instantiated triple, E10).
