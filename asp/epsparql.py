@@ -1,0 +1,881 @@
+"""EP-SPARQL reference oracle: query set + triple stream -> SELECT rows and derived occurrences.
+
+The algebra of the paper's section 4.2 (Anicic, Fodor, Rudolph, Stojanovic, WWW 2011), exactly as
+``../shared/notes/epsparql.md`` section 3.3 prints it, with the switches of
+:class:`semantics.epsparql.options.Options` (note section 8).  The fixed, commented part of the encoding is
+``asp/epsparql.lp``; this module emits the query-specific part.
+
+Encoding (note 9.1)
+-------------------
+* **Terms** are clingo strings of their canonical N-Triples form (:func:`semantics.epsparql.results.n3`),
+  always through :func:`asp.oracle.asp_string`; ``unb`` (a constant, never a string) is "unbound".
+* **Stream**: ``occ(S,P,O,Ta,Tw).`` per occurrence (a set: duplicates are one occurrence, A19); ``Ta <= Tw``
+  is checked (A2).
+* **Nodes**: every algebra node ``N`` gets ``s(N,V,Ta,Tw)`` rules, ``V`` the tuple of the node's variables
+  sorted by name.  Variables that are certainly bound (:func:`semantics.epsparql.ast.certain_vars`) simply
+  unify across the operands; the others are merged with ``cmp(X,Y,Z)`` (note 9.1).  Intervals combine with
+  the hull ``min``/``max`` of the combination ``⋈`` (note 3.2).  Per operator:
+
+  ==============  ==========================================================================================
+  BGP             per_pattern: one ``occ`` per triple pattern (the Join of its patterns, A3);
+                  per_triple: one rule per partition of the patterns into "same instantiated triple"
+                  blocks, one occurrence per block, distinct triples across blocks (E10)
+  Join            compatible rows, hull
+  Union           both sides, padded with ``unb``
+  SeqJoin         ``W1 < A2`` (strict, A4)
+  EqJoin          ``A1 = A2, W1 = W2`` (A5)
+  LeftJoin        partners with ``W2 <= W1`` (optional_end=le) or ``W2 < W1`` (strict, as printed); ``F``
+                  over the mandatory interval (lj_filter_interval=mandatory, as printed) or the hull; rows
+                  with no partner passing ``F`` are kept padded (``not blk``)
+  SeqRightJoin    ``Filter(F, SeqJoin(opt, mand))`` plus the mandatory rows with no compatible optional row
+                  ending before they start and passing ``F``; in that blocking test ``F`` sees the combined
+                  interval (srj_filter_interval=combined) or the mandatory row's (mandatory, as printed, E12)
+  EqJoin/EqLeftJoin  same interval; EqLeftJoin blocks like LeftJoin
+  Filter          ``tru(F)`` on the row's own interval
+  Extend          the expression's value, or ``unb`` on an error (SPARQL 1.1 ``BIND``)
+  Project         the sub-select's variables
+  ==============  ==========================================================================================
+
+* **Expressions** are evaluated three-valued in contexts ``ctx(K,r(V,Ta,Tw))`` (see ``epsparql.lp``): values
+  are term strings, exact numbers ``n(int|dec,"p/q")`` or ``err``; truth values ``1``/``0``/``err``.
+  ``filter_errors=error_is_false`` turns an error into false where it arises (at a comparison or an
+  effective boolean value), so ``!`` of it is true.
+* **Exact numbers.** clingo integers are 32-bit, so the value-level operators are clingo @-functions
+  (:class:`_Functions`) working on :class:`fractions.Fraction`: every numeric literal (xsd:integer and its
+  derived types, xsd:decimal) is mapped to its exact rational value when it is read by an expression (a
+  variable leaf calls ``@value``); ``+ - *`` keep integers integral, ``/`` gives a decimal, division by
+  zero is an error; comparisons between numerics compare the rationals (``?p2 < ?p1 * 0.7`` with 60 and 100
+  compares 60 with 70 exactly, and "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is
+  exact inside a filter but cannot become a term: binding it with ``AS`` leaves the variable unbound.
+  ``xsd:double``/``xsd:float`` are rejected (:class:`UnsupportedError`).
+* **Time** functions give integer ticks; ``xsd:duration``/``xsd:dateTime`` *constants* in the query become
+  numbers of ticks (A15: ``Options.tick_seconds`` seconds per tick, years/months and fractional ticks
+  rejected; this module's private ``_duration_ticks``/``_datetime_ticks``, used because
+  ``semantics.epsparql.translate`` provides none).  Stream literals of those types stay plain terms.
+* **Comparisons** follow SPARQL's operator mapping: numerics by value; simple literals / xsd:string by
+  lexical form (also ``<``); booleans by value; other terms only ``=``/``!=`` (same term: equal; an IRI or
+  blank node against anything else: different; two different literals of other types: error); a numeric
+  against a literal of another type: error (``=``/``!=`` against an IRI: different); ordering an
+  incompatible pair: error.  ``BOUND`` never errs; an unbound variable elsewhere is an error.
+* **CONSTRUCT** (note 3.6, A13): per template triple, ``occ(S,P,O,Ta,Tw) :- s(Root,V,Ta,Tw), ...`` with the
+  solution's interval; construct_unbound=drop_solution needs every template variable bound (the printed
+  ``var(P_q) ⊆ dom mu``), drop_triple only the triple's own; literal subjects and non-IRI predicates give no
+  triple (SPARQL 10.2).  Blank nodes are Skolemised per solution by :func:`skolem` (A13c).  SELECT queries
+  read the closure (``occ`` includes the derived occurrences).  With recursion through an optional
+  operator the result is the **unique stable model**: clingo is asked for two models, and 0 or 2+ raise
+  :class:`ModelError` naming the CONSTRUCT queries with non-monotone operators (A13d).  An infinite closure
+  (arithmetic in templates, A13e) runs into :class:`asp.oracle.Limits` and gives :class:`Undecided`.
+* **Not in this slice**: background knowledge / RDFS (note A14) -- ``oracle`` takes no background.
+  ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``semantics.epsparql.translate.
+  apply_options(qs, options)`` is applied when that module exists; otherwise the AST is taken as given.
+
+Results: ``Row(query_index, mapping, start, end, count)`` per projected SELECT row (index among the SELECT
+queries, file order; ``count`` = number of full solutions of the query's WHERE projecting onto the row under
+``output="bag"``, else None) and ``Derived(s,p,o,start,end)`` for every occurrence of the closure that is not an
+input occurrence.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+import clingo
+from rdflib import XSD, BNode, Literal, URIRef
+from rdflib.term import Node, Variable
+from rdflib.util import from_n3
+
+from asp.oracle import (LimitExceeded, Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring,
+                        isolated)
+from semantics.epsparql import ast as A
+from semantics.epsparql.options import Options
+from semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, n3
+from semantics.epsparql.streams import Occurrence
+
+LP_FILE = Path(__file__).with_name("epsparql.lp")
+
+SKOLEM_PREFIX = "urn:ceplab:epsparql:sk:"
+
+
+@lru_cache(maxsize=1)
+def _fixed_program() -> str:
+    return LP_FILE.read_text(encoding="utf-8")
+
+
+class UnsupportedError(ValueError):
+    """The query set or stream uses something the oracle does not encode (xsd:double/float, background
+    knowledge, blank nodes in patterns, an empty BGP (A20), a re-bound ``AS`` variable, bad intervals)."""
+
+
+class ModelError(RuntimeError):
+    """The Q-closure program has no stable model or more than one (note A13d).
+
+    Attributes:
+        count: 0, or 2 (meaning: at least two).
+        queries: the CONSTRUCT queries blamed (those using OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL or ``BOUND``).
+    """
+
+    def __init__(self, msg: str, count: int, queries: tuple[str, ...]) -> None:
+        super().__init__(msg)
+        self.count = count
+        self.queries = queries
+
+
+# ------------------------------------------------------------------------------------------------ Skolem
+def skolem(label: str, mapping_items: Iterable[tuple[str, str]], ta: int, tw: int) -> URIRef:
+    """The Skolem IRI of template blank node ``_:label`` for one CONSTRUCT solution (note A13c).
+
+    ``mapping_items``: the solution mapping of the CONSTRUCT's WHERE (the variables of its root pattern that
+    are bound) as ``(variable name without '?', canonical N-Triples term)`` pairs, in any order; ``ta``/``tw``:
+    the solution's interval.  The IRI is ``urn:ceplab:epsparql:sk:`` + the first 32 hex digits of the SHA-256
+    of the JSON text ``[label, sorted items as [name, term] lists, ta, tw]`` (``json.dumps`` with
+    ``ensure_ascii=True, separators=(",", ":")``).  The engine must use this function.
+    """
+    items = sorted((str(k), str(v)) for k, v in mapping_items)
+    data = json.dumps([str(label), [list(i) for i in items], int(ta), int(tw)], ensure_ascii=True,
+                      separators=(",", ":"))
+    return URIRef(SKOLEM_PREFIX + hashlib.sha256(data.encode("utf-8")).hexdigest()[:32])
+
+
+# ------------------------------------------------------------------------------------------------ values
+_BAD_NUMERIC = frozenset({XSD.double, XSD.float})
+_DUR_RE = re.compile(r"^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+
+
+def _duration_ticks(lit: Literal, tick_seconds: int) -> int:
+    """An xsd:duration literal in ticks (A15): years/months rejected, a whole number of ticks required."""
+    m = _DUR_RE.match(str(lit).strip())
+    if not m or str(lit).strip() in ("P", "-P") or str(lit).strip().endswith("T"):
+        raise UnsupportedError(f"malformed xsd:duration {lit.n3()}")
+    sign, y, mo, d, h, mi, s = m.groups()
+    if y or mo:
+        raise UnsupportedError(f"duration {lit.n3()} has years or months, which have no fixed length in ticks "
+                               "(note A15)")
+    secs = Fraction(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Fraction(Decimal(s or "0"))
+    ticks = secs / tick_seconds
+    if ticks.denominator != 1:
+        raise UnsupportedError(f"duration {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
+    return -int(ticks) if sign else int(ticks)
+
+
+def _datetime_ticks(lit: Literal, tick_seconds: int) -> int:
+    """An xsd:dateTime literal in ticks since the Unix epoch (A15); no time zone = UTC."""
+    import datetime as _dt
+
+    v = lit.toPython()
+    if not isinstance(v, _dt.datetime):
+        raise UnsupportedError(f"malformed xsd:dateTime {lit.n3()}")
+    if v.tzinfo is None:
+        v = v.replace(tzinfo=_dt.timezone.utc)
+    delta = v - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    secs = Fraction(delta.days * 86400 + delta.seconds) + Fraction(delta.microseconds, 10**6)
+    ticks = secs / tick_seconds
+    if ticks.denominator != 1:
+        raise UnsupportedError(f"dateTime {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
+    return int(ticks)
+
+
+def _numeric(t: Node) -> Optional[tuple[str, Fraction]]:
+    """``("int"|"dec", exact value)`` of a numeric literal, else None."""
+    if isinstance(t, Literal) and t.datatype is not None:
+        if t.datatype in INTEGER_TYPES:
+            return "int", Fraction(int(str(t).strip()))
+        if t.datatype == XSD.decimal:
+            return "dec", Fraction(Decimal(str(t).strip()))
+    return None
+
+
+def _check_term(t: Node, where: str) -> None:
+    if isinstance(t, Literal) and t.datatype in _BAD_NUMERIC:
+        raise UnsupportedError(f"{where}: {t.n3()}: xsd:double/xsd:float are not supported by the exact oracle "
+                               "(note A11: exact decimals only)")
+
+
+def _stringish(t: Node) -> bool:
+    return isinstance(t, Literal) and t.language is None and t.datatype in (None, XSD.string)
+
+
+def _boolean(t: Node) -> Optional[bool]:
+    if isinstance(t, Literal) and t.datatype == XSD.boolean:
+        return str(t).strip() in ("true", "1")
+    return None
+
+
+ERR = clingo.Function("err")
+UNB = clingo.Function("unb")
+_TRUE = Literal(True)
+_FALSE = Literal(False)
+
+
+def _num_sym(kind: str, q: Fraction) -> clingo.Symbol:
+    return clingo.Function("n", [clingo.Function(kind), clingo.String(str(q))])
+
+
+class _Functions:
+    """The clingo @-functions: SPARQL's value-level operators on exact rationals (see the module docstring).
+
+    Also enforces the call's deadline and ground-size limit while grounding (an infinite closure keeps
+    creating new values here), raising :class:`LimitExceeded`.
+    """
+
+    def __init__(self, terms: dict[str, Node], limits: Limits, deadline: float) -> None:
+        self.terms = terms
+        self.limits = limits
+        self.deadline = deadline
+        self.calls = 0
+
+    # ---- plumbing
+    def _tick(self) -> None:
+        self.calls += 1
+        if self.calls % 256 == 0:
+            if time.monotonic() > self.deadline:
+                raise LimitExceeded(f"time limit of {self.limits.time_s:g} s exceeded (grounding)")
+            if self.calls > self.limits.max_ground_size:
+                raise LimitExceeded(f"ground size limit {self.limits.max_ground_size} exceeded (value "
+                                    f"computations)")
+
+    def _term(self, s: str) -> Node:
+        t = self.terms.get(s)
+        if t is None:
+            t = from_n3(s)
+            self.terms[s] = t
+        return t
+
+    def _intern(self, t: Node) -> clingo.Symbol:
+        s = n3(t)
+        self.terms.setdefault(s, t)
+        return clingo.String(s)
+
+    @staticmethod
+    def _num(x: clingo.Symbol) -> Optional[tuple[str, Fraction]]:
+        if x.type == clingo.SymbolType.Function and x.name == "n":
+            return x.arguments[0].name, Fraction(x.arguments[1].string)
+        return None
+
+    # ---- values
+    def value(self, x: clingo.Symbol) -> clingo.Symbol:
+        """A bound variable's term -> its expression value (numbers become exact rationals)."""
+        self._tick()
+        num = _numeric(self._term(asp_unstring(x.string)))
+        return _num_sym(*num) if num else x
+
+    def ticks(self, n: clingo.Symbol) -> clingo.Symbol:
+        return _num_sym("int", Fraction(n.number))
+
+    def arith(self, op: clingo.Symbol, x: clingo.Symbol, y: clingo.Symbol) -> clingo.Symbol:
+        self._tick()
+        a, b = self._num(x), self._num(y)
+        if a is None or b is None:
+            return ERR
+        o = op.string
+        if o == "+":
+            v = a[1] + b[1]
+        elif o == "-":
+            v = a[1] - b[1]
+        elif o == "*":
+            v = a[1] * b[1]
+        elif o == "/":
+            if b[1] == 0:
+                return ERR
+            return _num_sym("dec", a[1] / b[1])
+        else:
+            return ERR
+        return _num_sym("int" if a[0] == b[0] == "int" else "dec", v)
+
+    def neg(self, x: clingo.Symbol) -> clingo.Symbol:
+        a = self._num(x)
+        return ERR if a is None else _num_sym(a[0], -a[1])
+
+    def boollit(self, b: clingo.Symbol) -> clingo.Symbol:
+        if b.type != clingo.SymbolType.Number:
+            return ERR
+        return self._intern(_TRUE if b.number == 1 else _FALSE)
+
+    def compare(self, op: clingo.Symbol, x: clingo.Symbol, y: clingo.Symbol) -> clingo.Symbol:
+        self._tick()
+        r = self._compare(op.string, x, y)
+        return ERR if r is None else clingo.Number(1 if r else 0)
+
+    def _compare(self, o: str, x: clingo.Symbol, y: clingo.Symbol) -> Optional[bool]:
+        if x == ERR or y == ERR:
+            return None
+        a, b = self._num(x), self._num(y)
+        if a is not None and b is not None:
+            return _ORD[o](a[1], b[1])
+        if a is not None or b is not None:
+            other = self._term(asp_unstring((y if a is not None else x).string))
+            if o in ("=", "!=") and not isinstance(other, Literal):
+                return o == "!="
+            return None
+        tx, ty = self._term(asp_unstring(x.string)), self._term(asp_unstring(y.string))
+        if _stringish(tx) and _stringish(ty):
+            return _ORD[o](str(tx), str(ty))
+        bx, by = _boolean(tx), _boolean(ty)
+        if bx is not None and by is not None:
+            return _ORD[o](bx, by)
+        if o not in ("=", "!="):
+            return None
+        if x == y:
+            eq = True
+        elif isinstance(tx, Literal) and isinstance(ty, Literal):
+            return None  # RDFterm-equal: two different literals of unknown types are a type error
+        else:
+            eq = False
+        return eq if o == "=" else not eq
+
+    def ebv(self, x: clingo.Symbol) -> clingo.Symbol:
+        if x == ERR:
+            return ERR
+        a = self._num(x)
+        if a is not None:
+            return clingo.Number(1 if a[1] != 0 else 0)
+        t = self._term(asp_unstring(x.string))
+        b = _boolean(t)
+        if b is not None:
+            return clingo.Number(1 if b else 0)
+        if _stringish(t):
+            return clingo.Number(1 if str(t) else 0)
+        return ERR
+
+    def bind(self, x: clingo.Symbol) -> clingo.Symbol:
+        """An expression value -> the term an ``AS`` variable gets, or ``unb`` (error / non-terminating)."""
+        if x == ERR:
+            return UNB
+        a = self._num(x)
+        if a is None:
+            return x
+        kind, q = a
+        if kind == "int":
+            return self._intern(Literal(str(q.numerator), datatype=XSD.integer))
+        k = 0
+        while (10 ** k) % q.denominator:
+            k += 1
+            if k > 64 * q.denominator.bit_length():
+                return UNB  # not a terminating decimal (1/3): no xsd:decimal term has this value
+        dec = Decimal(q.numerator * (10 ** k // q.denominator)).scaleb(-k)
+        return self._intern(Literal(canonical_decimal(dec), datatype=XSD.decimal))
+
+    def isresource(self, x: clingo.Symbol) -> clingo.Symbol:
+        if x.type != clingo.SymbolType.String:
+            return clingo.Number(0)
+        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), (URIRef, BNode)) else 0)
+
+    def isiri(self, x: clingo.Symbol) -> clingo.Symbol:
+        if x.type != clingo.SymbolType.String:
+            return clingo.Number(0)
+        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), URIRef) else 0)
+
+    def skolem(self, label: clingo.Symbol, names: clingo.Symbol, v: clingo.Symbol, a: clingo.Symbol,
+               w: clingo.Symbol) -> clingo.Symbol:
+        self._tick()
+        items = [(asp_unstring(k.string), asp_unstring(x.string))
+                 for k, x in zip(names.arguments, v.arguments) if x != UNB]
+        return self._intern(skolem(asp_unstring(label.string), items, a.number, w.number))
+
+
+_ORD = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b, "=": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+class _Ctl:
+    """``clingo.Control`` with the @-function context passed to every ``ground`` call (the shared
+    :class:`asp.oracle.Solver` grounds without a context)."""
+
+    def __init__(self, ctl: clingo.Control, context: _Functions) -> None:
+        self._ctl = ctl
+        self._context = context
+
+    def ground(self, parts, context=None):
+        return self._ctl.ground(parts, context=self._context)
+
+    def __getattr__(self, name):
+        return getattr(self._ctl, name)
+
+
+# ------------------------------------------------------------------------------------------------ compiler
+def _tup(items: Sequence[str]) -> str:
+    if not items:
+        return "()"
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return "(" + ",".join(items) + ")"
+
+
+def _min(a: str, b: str) -> str:
+    return f"(({a}+{b}-|{a}-{b}|)/2)"
+
+
+def _max(a: str, b: str) -> str:
+    return f"(({a}+{b}+|{a}-{b}|)/2)"
+
+
+def _vars(p: A.Pattern) -> list[Variable]:
+    return sorted(A.pattern_vars(p), key=str)
+
+
+def _partitions(items: list[int]) -> Iterable[list[list[int]]]:
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _partitions(rest):
+        yield [[first]] + part
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+
+
+def _comment(s: str) -> str:
+    return "".join(ch if 32 <= ord(ch) < 127 else " " for ch in s)
+
+
+class _Compiler:
+    def __init__(self, options: Options) -> None:
+        self.o = options
+        self.lines: list[str] = []
+        self.n_node = 0
+        self.n_expr = 0
+        self.n_ctx = 0
+        self.vidx: dict[Variable, int] = {}
+        self.terms: dict[str, Node] = {}
+
+    def emit(self, s: str) -> None:
+        self.lines.append(s)
+
+    def vi(self, v: Variable) -> int:
+        return self.vidx.setdefault(v, len(self.vidx))
+
+    def X(self, v: Variable) -> str:
+        return f"X{self.vi(v)}"
+
+    def const(self, t: Node, where: str) -> str:
+        if isinstance(t, BNode):
+            raise UnsupportedError(f"{where}: blank node {t.n3()} in a graph pattern (footnote 4: write a "
+                                   "variable)")
+        _check_term(t, where)
+        s = n3(t)
+        self.terms.setdefault(s, t)
+        return asp_string(s)
+
+    # ---- expressions
+    def new_ctx(self, cvars: list[Variable]) -> int:
+        k = self.n_ctx
+        self.n_ctx += 1
+        names = [f"C{i}" for i in range(len(cvars))]
+        for i, c in enumerate(names):
+            self.emit(f"cv({k},r({_tup(names)},A,W),{i},{c}) :- ctx({k},r({_tup(names)},A,W)).")
+        return k
+
+    def expr(self, e: A.Expr, k: int, cvars: list[Variable], want: str) -> int:
+        i = self.n_expr
+        self.n_expr += 1
+        self.emit(f"enode({i},{k}).")
+        kind = "val"
+        if isinstance(e, A.Var):
+            if e.var in cvars:
+                self.emit(f"var({i},{cvars.index(e.var)}).")
+            else:
+                self.emit(f"novar({i}).")
+        elif isinstance(e, A.Const):
+            self.emit(f"const({i},{self.const_value(e.term)}).")
+        elif isinstance(e, A.TimeFn):
+            name = e.name.upper()
+            if name not in ("DURATION", "STARTTIME", "ENDTIME"):
+                raise UnsupportedError(f"unknown time function get{e.name}()")
+            self.emit(f"tfn({i},{name.lower()}).")
+        elif isinstance(e, A.Arith):
+            if e.op not in ("+", "-", "*", "/"):
+                raise UnsupportedError(f"unknown arithmetic operator {e.op!r}")
+            left = self.expr(e.left, k, cvars, "val")
+            right = self.expr(e.right, k, cvars, "val")
+            self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
+        elif isinstance(e, A.Neg):
+            self.emit(f"neg({i},{self.expr(e.expr, k, cvars, 'val')}).")
+        elif isinstance(e, A.Cmp):
+            if e.op not in _ORD:
+                raise UnsupportedError(f"unknown comparison {e.op!r}")
+            left = self.expr(e.left, k, cvars, "val")
+            right = self.expr(e.right, k, cvars, "val")
+            self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
+            kind = "bool"
+        elif isinstance(e, (A.And, A.Or)):
+            left = self.expr(e.left, k, cvars, "bool")
+            right = self.expr(e.right, k, cvars, "bool")
+            self.emit(f"{'and' if isinstance(e, A.And) else 'or'}({i},{left},{right}).")
+            kind = "bool"
+        elif isinstance(e, A.Not):
+            self.emit(f"not_({i},{self.expr(e.expr, k, cvars, 'bool')}).")
+            kind = "bool"
+        elif isinstance(e, A.Bound):
+            if e.var in cvars:
+                self.emit(f"bound({i},{cvars.index(e.var)}).")
+            else:
+                self.emit(f"boundnovar({i}).")
+            kind = "bool"
+        else:
+            raise TypeError(e)
+        if want == kind:
+            return i
+        j = self.n_expr
+        self.n_expr += 1
+        self.emit(f"enode({j},{k}).")
+        self.emit(f"{'ebv' if want == 'bool' else 'tolit'}({j},{i}).")
+        return j
+
+    def const_value(self, t: Node) -> str:
+        if isinstance(t, Literal) and t.datatype == XSD.duration:
+            return f'n(int,"{_duration_ticks(t, self.o.tick_seconds)}")'
+        if isinstance(t, Literal) and t.datatype == XSD.dateTime:
+            return f'n(int,"{_datetime_ticks(t, self.o.tick_seconds)}")'
+        _check_term(t, "constant")
+        try:
+            num = _numeric(t)
+        except (ValueError, InvalidOperation):
+            raise UnsupportedError(f"ill-typed numeric literal {t.n3()}") from None
+        if num:
+            return f'n({num[0]},"{num[1]}")'
+        return self.const(t, "constant")
+
+    def filter_expr(self, e: A.Expr, cvars: list[Variable]) -> tuple[int, int]:
+        k = self.new_ctx(cvars)
+        return k, self.expr(e, k, cvars, "bool")
+
+    # ---- patterns
+    def node(self, p: A.Pattern) -> tuple[int, list[Variable]]:
+        n = self.n_node
+        self.n_node += 1
+        vs = _vars(p)
+        self.emit(f"% node {n}: {type(p).__name__}")
+        if isinstance(p, A.BGP):
+            self.bgp(n, p, vs)
+        elif isinstance(p, (A.Join, A.SeqJoin, A.EqJoin)):
+            l, lv = self.node(p.left)
+            r, rv = self.node(p.right)
+            L, R, out, cmps = self.merge(p.left, lv, p.right, rv)
+            body = [f"s({l},{_tup(L)},A1,W1)", f"s({r},{_tup(R)},A2,W2)"] + cmps
+            if isinstance(p, A.Join):
+                self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}.")
+            elif isinstance(p, A.SeqJoin):
+                self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}, "
+                          "W1<A2.")
+            else:
+                self.emit(f"s({n},{_tup(out)},A1,W1) :- {', '.join(body)}, A1=A2, W1=W2.")
+        elif isinstance(p, A.Union_):
+            for side in (p.left, p.right):
+                c, cv = self.node(side)
+                pad = [self.X(v) if v in cv else "unb" for v in vs]
+                self.emit(f"s({n},{_tup(pad)},A,W) :- s({c},{_tup([self.X(v) for v in cv])},A,W).")
+        elif isinstance(p, (A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin)):
+            self.optional(n, p, vs)
+        elif isinstance(p, A.Filter):
+            c, cv = self.node(p.pattern)
+            V = _tup([self.X(v) for v in cv])
+            k, e = self.filter_expr(p.expr, cv)
+            self.emit(f"ctx({k},r({V},A,W)) :- s({c},{V},A,W).")
+            self.emit(f"s({n},{V},A,W) :- s({c},{V},A,W), tru({e},r({V},A,W)).")
+        elif isinstance(p, A.Extend):
+            c, cv = self.node(p.pattern)
+            if p.var in cv:
+                raise UnsupportedError(f"({p.var.n3()} AS ...) re-binds a variable already in scope")
+            V = _tup([self.X(v) for v in cv])
+            out = _tup([self.X(v) for v in vs])
+            x = self.X(p.var)
+            if isinstance(p.expr, A.Var) and p.expr.var in cv:  # BIND(?y AS ?x): the same term
+                self.emit(f"s({n},{out},A,W) :- s({c},{V},A,W), {x}={self.X(p.expr.var)}.")
+            else:
+                k, e = self.new_ctx(cv), None
+                e = self.expr(p.expr, k, cv, "val")
+                self.emit(f"ctx({k},r({V},A,W)) :- s({c},{V},A,W).")
+                self.emit(f"s({n},{out},A,W) :- s({c},{V},A,W), val({e},r({V},A,W),Y), {x}=@bind(Y).")
+            self.emit(f"term({x}) :- s({n},{out},A,W), {x}!=unb.")
+        elif isinstance(p, A.Project):
+            c, cv = self.node(p.pattern)
+            self.emit(f"s({n},{_tup([self.X(v) for v in vs])},A,W) :- s({c},{_tup([self.X(v) for v in cv])},A,W).")
+        else:
+            raise TypeError(p)
+        return n, vs
+
+    def merge(self, lp: A.Pattern, lv: list[Variable], rp: A.Pattern, rv: list[Variable]):
+        """Left/right tuples, output tuple and cmp literals for two operands (note 3.2 compatibility)."""
+        cl, cr = A.certain_vars(lp), A.certain_vars(rp)
+        lnames: dict[Variable, str] = {}
+        rnames: dict[Variable, str] = {}
+        cmps = []
+        for v in lv:
+            lnames[v] = self.X(v)
+        for v in rv:
+            if v in lnames and not (v in cl and v in cr):
+                i = self.vi(v)
+                lnames[v], rnames[v] = f"L{i}", f"R{i}"
+                cmps.append(f"cmp(L{i},R{i},X{i})")
+            else:
+                rnames[v] = self.X(v)
+        out = sorted(set(lv) | set(rv), key=str)
+        return [lnames[v] for v in lv], [rnames[v] for v in rv], [self.X(v) for v in out], cmps
+
+    def optional(self, n: int, p, vs: list[Variable]) -> None:
+        o = self.o
+        if isinstance(p, A.SeqRightJoin):
+            mp, op_ = p.mandatory, p.optional
+        else:
+            mp, op_ = p.left, p.right
+        if isinstance(p, A.SeqRightJoin):  # children compiled left to right: optional, then mandatory
+            oc, ov = self.node(op_)
+            m, mv = self.node(mp)
+            # the combination is r' ⋈ r (optional first): its mapping and hull are symmetric
+            Ot, Mt, out, cmps = self.merge(op_, ov, mp, mv)
+            body = [f"s({oc},{_tup(Ot)},A1,W1)", f"s({m},{_tup(Mt)},A2,W2)"] + cmps + ["W1<A2"]
+            ta, tw = _min("A1", "A2"), _max("W1", "W2")
+            mkey = f"{_tup(Mt)},A2,W2"
+            fint = ("TA", "TW") if o.srj_filter_interval == "combined" else ("A2", "W2")
+            joined_int = ("TA", "TW")
+        else:
+            m, mv = self.node(mp)
+            oc, ov = self.node(op_)
+            Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
+            body = [f"s({m},{_tup(Mt)},A2,W2)", f"s({oc},{_tup(Ot)},A1,W1)"] + cmps
+            if isinstance(p, A.LeftJoin):
+                body.append("W1<=W2" if o.optional_end == "le" else "W1<W2")
+                ta, tw = _min("A1", "A2"), _max("W1", "W2")
+                fint = ("A2", "W2") if o.lj_filter_interval == "mandatory" else ("TA", "TW")
+                joined_int = fint
+            else:
+                body += ["A1=A2", "W1=W2"]
+                ta, tw = "A2", "W2"
+                fint = joined_int = ("TA", "TW")
+            mkey = f"{_tup(Mt)},A2,W2"
+        out_t = _tup(out)
+        body += [f"TA={ta}", f"TW={tw}"]
+        B = ", ".join(body)
+        if p.expr is None:
+            self.emit(f"s({n},{out_t},TA,TW) :- {B}.")
+            self.emit(f"blk({n},{mkey}) :- {B}.")
+        else:
+            k, e = self.filter_expr(p.expr, vs)
+            ctxs = {joined_int, fint}
+            for a, w in sorted(ctxs):
+                self.emit(f"ctx({k},r({out_t},{a},{w})) :- {B}.")
+            self.emit(f"s({n},{out_t},TA,TW) :- {B}, tru({e},r({out_t},{joined_int[0]},{joined_int[1]})).")
+            self.emit(f"blk({n},{mkey}) :- {B}, tru({e},r({out_t},{fint[0]},{fint[1]})).")
+        Mx = _tup([self.X(v) for v in mv])
+        pad = _tup([self.X(v) if v in mv else "unb" for v in vs])
+        self.emit(f"s({n},{pad},A2,W2) :- s({m},{Mx},A2,W2), not blk({n},{Mx},A2,W2).")
+
+    def bgp(self, n: int, p: A.BGP, vs: list[Variable]) -> None:
+        if not p.triples:
+            raise UnsupportedError("empty basic graph pattern (note A20: min/max over nothing)")
+
+        def pos(t: Node) -> str:
+            return self.X(t) if isinstance(t, Variable) else self.const(t, "triple pattern")
+
+        trip = [(pos(tp.s), pos(tp.p), pos(tp.o)) for tp in p.triples]
+        head_v = _tup([self.X(v) for v in vs])
+        if self.o.bgp_mode == "per_pattern" or len(trip) == 1:
+            blocks = [[[i] for i in range(len(trip))]]
+        else:
+            blocks = list(_partitions(list(range(len(trip)))))
+        for part in blocks:
+            body, reps = [], []
+            for b, blk in enumerate(part):
+                first = trip[blk[0]]
+                if len(blk) == 1:
+                    body.append(f"occ({first[0]},{first[1]},{first[2]},A{b},W{b})")
+                    reps.append(first)
+                    continue
+                body.append(f"occ(S{b},P{b},O{b},A{b},W{b})")
+                reps.append((f"S{b}", f"P{b}", f"O{b}"))
+                for i in blk:  # every pattern of the block instantiates to the block's one occurrence
+                    for sv, tv in zip(reps[-1], trip[i]):
+                        body.append(f"{tv}={sv}")
+            if self.o.bgp_mode == "per_triple":  # distinct blocks: distinct instantiated triples
+                for b1, b2 in combinations(range(len(part)), 2):
+                    body.append(f"{_tup(list(reps[b1]))}!={_tup(list(reps[b2]))}")
+            ta, tw = "A0", "W0"
+            for b in range(1, len(part)):
+                ta, tw = _min(ta, f"A{b}"), _max(tw, f"W{b}")
+            self.emit(f"s({n},{head_v},{ta},{tw}) :- {', '.join(body)}.")
+
+    # ---- queries
+    def select(self, qi: int, q: A.Select) -> list[Variable]:
+        root, rv = self.node(q.where)
+        proj = list(q.projection) if q.projection is not None else rv
+        proj = [v for v in dict.fromkeys(proj) if v in rv]
+        Vp = _tup([self.X(v) for v in proj])
+        V = _tup([self.X(v) for v in rv])
+        self.emit(f"% SELECT {qi}")
+        self.emit(f"ans({qi},{Vp},A,W) :- s({root},{V},A,W).")
+        if self.o.output == "bag":
+            self.emit(f"mult({qi},{Vp},A,W,N) :- ans({qi},{Vp},A,W), N=#count{{{V}: s({root},{V},A,W)}}.")
+        return proj
+
+    def construct(self, q: A.Construct) -> None:
+        root, rv = self.node(q.where)
+        V = _tup([self.X(v) for v in rv])
+        names = _tup([asp_string(str(v)) for v in rv])
+        tvars = {t for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
+        if self.o.construct_unbound == "drop_solution" and not tvars <= set(rv):
+            return  # some template variable is never bound: no solution contributes (note 3.6)
+        for tp in q.template:
+            body = [f"s({root},{V},A,W)"]
+            need = tvars if self.o.construct_unbound == "drop_solution" else \
+                {t for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
+            if not need <= set(rv):
+                continue
+            body += [f"{self.X(v)}!=unb" for v in sorted(need, key=str)]
+            pos = []
+            for t in (tp.s, tp.p, tp.o):
+                if isinstance(t, Variable):
+                    pos.append(self.X(t))
+                elif isinstance(t, BNode):
+                    b = f"B{len(body)}"
+                    body.append(f"{b}=@skolem({asp_string(str(t))},{names},{V},A,W)")
+                    pos.append(b)
+                else:
+                    pos.append(self.const(t, "CONSTRUCT template"))
+            body += [f"@isresource({pos[0]})=1", f"@isiri({pos[1]})=1"]
+            self.emit(f"occ({pos[0]},{pos[1]},{pos[2]},A,W) :- {', '.join(body)}.")
+
+
+def _nonmonotone(p: A.Pattern) -> bool:
+    if isinstance(p, (A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin)):
+        return True
+    return any(_nonmonotone(c) for c in A.children(p))
+
+
+def _query_name(i: int, q: A.Query) -> str:
+    kind = "CONSTRUCT" if isinstance(q, A.Construct) else "SELECT"
+    where = f" at line {q.pos[0]}" if q.pos else ""
+    name = f" {q.name!r}" if q.name else ""
+    return f"query {i + 1} ({kind}{name}{where})"
+
+
+def compile_queryset(qs: A.QuerySet, options: Options = Options()) -> tuple[str, list[list[Variable]], dict]:
+    """The query-specific ASP text, the projection of each SELECT, and the compile-time term table."""
+    c = _Compiler(options)
+    c.emit(f"errors({options.filter_errors}).")
+    projections = []
+    si = 0
+    for i, q in enumerate(qs.queries):
+        c.emit(f"% {_comment(_query_name(i, q))}")
+        if isinstance(q, A.Construct):
+            c.construct(q)
+        elif isinstance(q, A.Select):
+            projections.append(c.select(si, q))
+            si += 1
+        else:
+            raise TypeError(q)
+    return "\n".join(c.lines) + "\n", projections, c.terms
+
+
+def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> tuple[str, set]:
+    """``occ(S,P,O,Ta,Tw).`` facts and the set of input occurrences ``(s, p, o, ta, tw)`` (canonical N-Triples)."""
+    out, seen = [], set()
+    for oc in stream:
+        if not (isinstance(oc.start, int) and isinstance(oc.end, int)) or oc.start > oc.end:
+            raise UnsupportedError(f"occurrence at position {oc.position}: interval [{oc.start},{oc.end}] is not "
+                                   "a well-formed integer interval (note A2)")
+        for t in (oc.s, oc.p, oc.o):
+            _check_term(t, f"stream position {oc.position}")
+        key = (n3(oc.s), n3(oc.p), n3(oc.o), int(oc.start), int(oc.end))
+        if terms is not None:
+            for t, s in zip((oc.s, oc.p, oc.o), key):
+                terms.setdefault(s, t)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(f"occ({asp_string(key[0])},{asp_string(key[1])},{asp_string(key[2])},{key[3]},{key[4]}).")
+    return "\n".join(out) + ("\n" if out else ""), seen
+
+
+def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
+    try:
+        from semantics.epsparql.translate import apply_options  # type: ignore
+    except ImportError:
+        return qs  # the parse-level switch optional_filter is then the AST as given (see module docstring)
+    return apply_options(qs, options)
+
+
+def _str(sym: clingo.Symbol) -> str:
+    return asp_unstring(sym.string)
+
+
+def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Options(),
+           limits: Limits = Limits()) -> OracleResult | Undecided:
+    """The results of ``qs`` on ``stream`` (see the module docstring).  No background knowledge (note A14) in
+    this slice.
+
+    Returns:
+        ``OracleResult(frozenset of Row and Derived, stats)`` or :class:`Undecided`.
+
+    Raises:
+        UnsupportedError: a construct or term the oracle does not encode.
+        ModelError: recursion through an optional operator without a unique stable model (A13d).
+    """
+    qs = _apply_options(qs, options)
+    text, projections, terms = compile_queryset(qs, options)
+    facts, inputs = stream_facts(stream, terms)
+    program = _fixed_program() + "\n" + text
+
+    def job():
+        s = Solver(["2"], limits)
+        s.ctl = _Ctl(s.ctl, _Functions(dict(terms), limits, s.deadline))
+        s.add(program)
+        if facts:
+            s.add(facts)
+        s.ground()
+        models = s.solve()
+        if len(models) != 1:
+            return ("bad", len(models), s.stats)
+        rows: dict = {}
+        counts: dict = {}
+        derived = set()
+        for x in models[0].symbols:
+            args = x.arguments
+            if x.name == "occ":
+                key = (_str(args[0]), _str(args[1]), _str(args[2]), args[3].number, args[4].number)
+                if key not in inputs:
+                    derived.add(Derived(*key))
+            elif x.name in ("ans", "mult"):
+                qi = args[0].number
+                names = [str(v) for v in projections[qi]]
+                mapping = tuple(sorted((nm, _str(val)) for nm, val in zip(names, args[1].arguments)
+                                       if val != UNB))
+                key = (qi, mapping, args[2].number, args[3].number)
+                if x.name == "ans":
+                    rows[key] = True
+                else:
+                    counts[key] = args[4].number
+        bag = options.output == "bag"
+        res = {Row(*k, counts[k] if bag else None) for k in rows}
+        return OracleResult(frozenset(res | derived), s.stats)
+
+    out = isolated(job, limits=limits)
+    if isinstance(out, tuple):
+        count = out[1]
+        blamed = tuple(_query_name(i, q) for i, q in enumerate(qs.queries)
+                       if isinstance(q, A.Construct) and (_nonmonotone(q.where) or _has_bound(q.where)))
+        blamed = blamed or tuple(_query_name(i, q) for i, q in enumerate(qs.queries) if isinstance(q, A.Construct))
+        what = "no stable model" if count == 0 else "more than one stable model"
+        raise ModelError(f"the Q-closure of the CONSTRUCT rules has {what}: recursion through OPTIONAL/"
+                         f"OPTIONALSEQ/EQUALSOPTIONAL/!BOUND is not stratified by time on this stream (note "
+                         f"epsparql.md A13d) in {'; '.join(blamed)}", count, blamed)
+    return out
+
+
+def _has_bound(p: A.Pattern) -> bool:
+    def ex(e) -> bool:
+        if e is None:
+            return False
+        if isinstance(e, A.Bound):
+            return True
+        return any(ex(getattr(e, f, None)) for f in ("left", "right", "expr"))
+
+    if isinstance(p, (A.Filter, A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin, A.Extend)) and ex(p.expr):
+        return True
+    return any(_has_bound(c) for c in A.children(p))
