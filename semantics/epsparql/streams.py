@@ -10,17 +10,48 @@ Background knowledge (note A14) is a :class:`Background`: a static RDF graph and
 timeless; schema triples (``rdfs:subClassOf``, ``rdfs:subPropertyOf``, ``rdfs:domain``, ``rdfs:range``) are not
 allowed in the stream (A14 iv).
 
-The readers (TriG with one named graph per occurrence and its interval in the default graph; the line format
-``<s> <p> <o> T1 T2 .``) are defined below; errors are :class:`semantics.errors.StreamError` with file, line
-and column.
+Readers and writers (errors are :class:`semantics.errors.StreamError` with file, line and column):
+
+* **Line format** (``.nt``, ``.txt``, ``.stream``; :func:`read_line_stream`, :func:`dumps_line_stream`): one
+  occurrence per line, ``<s> <p> <o> T1 T2 .`` with N-Triples terms (``<iri>``, ``_:label``, ``"lit"``,
+  ``"lit"@en``, ``"lit"^^<dt>``; bare integers/decimals/``true``/``false`` are accepted as objects), then the
+  start and (optionally) the end tick; a missing ``T2`` means a point ``[T1, T1]``; the final ``.`` is optional.
+  ``#`` starts a comment; blank lines are skipped.  Lines must already be in arrival order: ends
+  non-decreasing, else "time goes backwards".
+* **TriG** (``.trig``; :func:`read_trig_stream`, :func:`dumps_trig`): one named graph per occurrence (a graph
+  with several triples is several occurrences with the same interval), and in the default graph its interval
+  ``<g> ceplab:start 3 ; ceplab:end 5 .`` (``ceplab:`` = :data:`CEPLAB`; ``ceplab:end`` optional = point).
+  Occurrences are sorted by end; ties keep **file order**, which rdflib's parser does not preserve, so it is
+  recovered lexically: the text is scanned (skipping strings, comments and IRIs) for graph blocks
+  ``name {`` / ``GRAPH name {`` and a graph's rank is the position of its first block.  If the graphs carry
+  ``ceplab:seq`` integers (all of them must then), ties are ordered by ``ceplab:seq`` instead.  Triples of one
+  graph are ordered by their N-Triples text.  Graph names must be IRIs; the default graph may only hold
+  ``ceplab:start``/``ceplab:end``/``ceplab:seq`` triples about graph names.
+
+Every reader canonicalises numeric literals (:func:`~semantics.epsparql.results.canonical_term`), drops exact
+duplicates (same triple, same interval: the first is kept, A19), rejects schema triples (A14 iv), ``end <
+start`` (A2) and non-integer times, and numbers the kept occurrences ``position = 0, 1, ...`` in arrival order
+(the index in the returned list).
 """
 from __future__ import annotations
 
+import logging
+import re
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from pathlib import Path
+from typing import Iterable, NamedTuple, Optional
 
-from rdflib import Graph
-from rdflib.term import Node
+from rdflib import RDFS, XSD, Dataset, Graph, Namespace
+from rdflib.term import BNode, Literal, Node, URIRef
+from rdflib.util import from_n3
+
+from semantics.epsparql.results import canonical_term
+from semantics.errors import StreamError
+
+#: The workbench namespace for stream annotations (interval of an occurrence graph in TriG).
+CEPLAB = Namespace("https://ceplab.org/ns#")
+#: RDFS schema predicates: not allowed in a stream (note A14 iv); they belong to the ontology.
+SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
 
 
 class Occurrence(NamedTuple):
@@ -39,3 +70,373 @@ class Background:
     Either may be None."""
     graph: Optional[Graph] = None
     ontology: Optional[Graph] = None
+
+
+# -------------------------------------------------------------------------------------------- common checks
+def _canon(t: Node, file, line, col) -> Node:
+    if isinstance(t, Literal) and t.datatype in (XSD.double, XSD.float):
+        raise StreamError(f"{t.n3()}: xsd:double/xsd:float are not supported: arithmetic is exact (integers and "
+                          "decimals, note A11); write it as an xsd:decimal", file, line, col)
+    try:
+        return canonical_term(t)
+    except ValueError as e:
+        raise StreamError(str(e), file, line, col) from None
+
+
+def _check_schema(p: Node, file, line, col) -> None:
+    if p in SCHEMA_PREDICATES:
+        short = "rdfs:" + str(p).rsplit("#", 1)[-1]
+        raise StreamError(f"schema triple ({short}) in the stream: schema triples are timeless background "
+                          "knowledge and belong in the ontology file, not in the stream (note A14 iv)",
+                          file, line, col)
+
+
+def _dedupe(occs: Iterable[Occurrence]) -> list[Occurrence]:
+    seen: set = set()
+    out: list[Occurrence] = []
+    for o in occs:
+        key = (o.s, o.p, o.o, o.start, o.end)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(o._replace(position=len(out)))
+    return out
+
+
+# -------------------------------------------------------------------------------------------- line format
+_IRI = r"<[^<>\"{}|^`\\\x00-\x20]*>"
+_TERM = re.compile(
+    _IRI + r"|_:[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?"
+    r'|"(?:[^"\\\n]|\\.)*"(?:@[A-Za-z]+(?:-[A-Za-z0-9]+)*|\^\^' + _IRI + r")?"
+    r"|[+-]?[0-9]+(?:\.[0-9]+)?(?![0-9A-Za-z_.])|[+-]?[0-9]*\.[0-9]+|true(?![\w])|false(?![\w])")
+_REST = re.compile(r"\s*(?:(#.*)|([+-]?[0-9]+)(?![0-9eE]|\.[0-9])|(\.)(?!\S)|(\.)$|(\S+))")
+
+
+def _term(text: str) -> Node:
+    if text.startswith("<"):
+        return URIRef(text[1:-1])
+    if text.startswith("_:"):
+        return BNode(text[2:])
+    if text.startswith('"'):
+        log = logging.getLogger("rdflib.term")
+        old = log.level
+        log.setLevel(logging.CRITICAL)   # ill-typed literals are reported by canonical_term, with a position
+        try:
+            return from_n3(text)
+        finally:
+            log.setLevel(old)
+    if text in ("true", "false"):
+        return Literal(text == "true", datatype=XSD.boolean)
+    return Literal(text, datatype=XSD.decimal if "." in text else XSD.integer)
+
+
+def read_line_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
+    """Read the line format (module docstring) into occurrences in arrival order.
+
+    Raises:
+        StreamError: a bad term, missing/non-integer times, ``end < start``, ends decreasing, a schema triple,
+            an ill-typed numeric literal (with file, line and column).
+    """
+    occs: list[Occurrence] = []
+    last_end: Optional[int] = None
+    for ln, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        pos = len(line) - len(line.lstrip())
+        terms = []
+        for what in ("subject", "predicate", "object"):
+            while pos < len(line) and line[pos] in " \t":
+                pos += 1
+            m = _TERM.match(line, pos)
+            if not m:
+                bad = re.match(r"\S*", line[pos:]).group(0)
+                raise StreamError(f"bad RDF term for the {what}: {bad[:40]!r} (expected <iri>, _:label or a "
+                                  "literal in N-Triples syntax)" if bad else f"missing {what}",
+                                  file, ln, pos + 1)
+            try:
+                t = _term(m.group(0))
+            except Exception as e:  # noqa: BLE001 - rdflib raises various errors for bad escapes
+                raise StreamError(f"bad RDF term {m.group(0)[:40]!r}: {e}", file, ln, pos + 1) from None
+            terms.append((_canon(t, file, ln, pos + 1), pos + 1))
+            pos = m.end()
+        (s, scol), (p, pcol), (o, _ocol) = terms
+        if isinstance(s, Literal):
+            raise StreamError("a literal cannot be the subject of a triple", file, ln, scol)
+        if not isinstance(p, URIRef):
+            raise StreamError("the predicate of a triple must be an IRI", file, ln, pcol)
+        _check_schema(p, file, ln, pcol)
+        times: list[tuple[int, int]] = []
+        ended = False
+        for m in _REST.finditer(line, pos):
+            if m.end() == m.start():
+                break
+            comment, num, dot, dot_end, other = m.groups()
+            col = (m.start(2) if num else m.start(5) if other else m.start()) + 1
+            if comment is not None:
+                break
+            if ended and (num or other):
+                raise StreamError(f"unexpected {(num or other)[:20]!r} after the final '.'", file, ln, col)
+            if dot or dot_end:
+                ended = True
+                continue
+            if other is not None:
+                raise StreamError(f"time {other[:20]!r} is not an integer tick", file, ln, col)
+            if len(times) == 2:
+                raise StreamError(f"unexpected {num!r}: a line holds a triple and at most two times (start "
+                                  "end)", file, ln, col)
+            times.append((int(num), col))
+        if not times:
+            raise StreamError("missing time: write the start tick (and optionally the end tick) after the "
+                              "triple, e.g. <s> <p> <o> 3 .", file, ln, len(line.rstrip()) + 1)
+        start = times[0][0]
+        end = times[1][0] if len(times) == 2 else start
+        if end < start:
+            raise StreamError(f"end {end} < start {start} (intervals need start <= end, note A2)",
+                              file, ln, times[1][1])
+        if last_end is not None and end < last_end:
+            raise StreamError(f"time goes backwards: this occurrence ends at {end}, after one that ends at "
+                              f"{last_end} (order the stream by end time, note A1)", file, ln, times[-1][1])
+        last_end = end
+        occs.append(Occurrence(s, p, o, start, end, len(occs)))
+    return _dedupe(occs)
+
+
+def _nt(t: Node) -> str:
+    """N-Triples form of a term (strings always single-line with escapes, numbers canonical)."""
+    if isinstance(t, Literal):
+        t = canonical_term(t)
+        body = (str(t).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+                .replace("\t", "\\t"))
+        if t.language:
+            return f'"{body}"@{t.language}'
+        if t.datatype is not None and t.datatype != XSD.string:
+            return f'"{body}"^^<{t.datatype}>'
+        return f'"{body}"'
+    return t.n3()
+
+
+def dumps_line_stream(occs: Iterable[Occurrence]) -> str:
+    """The line format of ``occs`` (in the given order); :func:`read_line_stream` reads it back."""
+    out = []
+    for o in occs:
+        times = f"{o.start}" if o.start == o.end else f"{o.start} {o.end}"
+        out.append(f"{_nt(o.s)} {_nt(o.p)} {_nt(o.o)} {times} .")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# -------------------------------------------------------------------------------------------- TriG
+_TRIG_SCAN = re.compile(
+    r'(?P<long>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\')'
+    r'|(?P<str>"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')'
+    r"|(?P<comment>\#[^\n]*)"
+    r"|(?P<graph>(?:GRAPH\s+)?(?P<name><[^<>\s]*>|[A-Za-z_][\w.\-]*:[\w.\-]*|:[\w.\-]*)\s*\{)"
+    r"|(?P<iri><[^<>\s]*>)"
+    r"|[\w.:\-@^]+|\s+|.", re.S | re.I)
+_PREFIX_DECL = re.compile(r"(?:@prefix|PREFIX)\s+([A-Za-z_][\w.\-]*)?:\s*<([^<>\s]*)>", re.I)
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _graph_blocks(text: str) -> dict[URIRef, int]:
+    """Graph name -> character offset of its first block in ``text`` (lexical file order)."""
+    prefixes = {p or "": ns for p, ns in _PREFIX_DECL.findall(text)}
+    out: dict[URIRef, int] = {}
+    for m in _TRIG_SCAN.finditer(text):
+        if m.group("graph") is None:
+            continue
+        name = m.group("name")
+        if name.startswith("<"):
+            iri = URIRef(name[1:-1])
+        else:
+            pre, _, local = name.partition(":")
+            if pre not in prefixes:
+                continue
+            iri = URIRef(prefixes[pre] + local)
+        out.setdefault(iri, m.start("name"))
+    return out
+
+
+def read_trig_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
+    """Read a TriG stream (module docstring) into occurrences sorted by end, ties in file order.
+
+    Raises:
+        StreamError: TriG syntax errors (with the line rdflib reports), a graph without a ``ceplab:start``,
+            non-integer or repeated times, ``end < start``, blank graph names, stray default-graph triples,
+            schema triples, ill-typed numeric literals.
+    """
+    ds = Dataset()
+    try:
+        ds.parse(data=text, format="trig")
+    except Exception as e:  # noqa: BLE001 - rdflib's parsers raise assorted exception types
+        lines = getattr(e, "lines", None)
+        msg = str(e).strip().splitlines()
+        short = next((x for x in msg if "Bad syntax" in x), msg[0] if msg else type(e).__name__)
+        raise StreamError(f"TriG syntax error: {short.strip()}", file,
+                          (lines + 1) if isinstance(lines, int) else None, None) from None
+    blocks = _graph_blocks(text)
+    prefixes = {p or "": ns for p, ns in _PREFIX_DECL.findall(text)}
+
+    def where(g) -> tuple[Optional[int], Optional[int]]:
+        if g in blocks:
+            return _line_col(text, blocks[g])
+        forms = {f"<{g}>"} | {f"{p}:{str(g)[len(ns):]}" for p, ns in prefixes.items() if str(g).startswith(ns)}
+        for m in _TRIG_SCAN.finditer(text):     # the first mention outside strings and comments
+            if m.group("long") or m.group("str") or m.group("comment"):
+                continue
+            tok = m.group("name") or m.group(0)
+            if tok in forms:
+                return _line_col(text, m.start("name") if m.group("name") else m.start())
+        return (None, None)
+
+    default_id = ds.default_graph.identifier if hasattr(ds, "default_graph") else None
+    annotations: dict[Node, dict[URIRef, list[Node]]] = {}
+    graphs: dict[Node, list[tuple[Node, Node, Node]]] = {}
+    for s, p, o, g in ds.quads((None, None, None, None)):
+        gid = getattr(g, "identifier", g)
+        if gid is None or str(gid) == "urn:x-rdflib:default" or gid == default_id:
+            if p not in (CEPLAB.start, CEPLAB.end, CEPLAB.seq):
+                line, col = where(s)
+                raise StreamError(f"default-graph triple {s.n3()} {p.n3()} {o.n3()}: the default graph may only "
+                                  "hold ceplab:start / ceplab:end / ceplab:seq of occurrence graphs", file, line, col)
+            annotations.setdefault(s, {}).setdefault(p, []).append(o)
+        else:
+            graphs.setdefault(gid, []).append((s, p, o))
+    for s in annotations:
+        if s not in graphs:
+            line, col = where(s)
+            raise StreamError(f"{s.n3()} has an interval (ceplab:start/end) but no named graph with triples",
+                              file, line, col)
+
+    def one_int(g, pred, required: bool) -> Optional[int]:
+        vals = annotations.get(g, {}).get(pred, [])
+        line, col = where(g)
+        name = "ceplab:" + str(pred)[len(str(CEPLAB)):]
+        if not vals:
+            if required:
+                raise StreamError(f"graph {g.n3()} has no {name} (write {g.n3()} ceplab:start 3 ; ceplab:end 5 . "
+                                  "in the default graph)", file, line, col)
+            return None
+        if len(vals) > 1:
+            raise StreamError(f"graph {g.n3()} has {len(vals)} {name} values", file, line, col)
+        v = vals[0]
+        if not (isinstance(v, Literal) and isinstance(v.toPython(), int) and not isinstance(v.toPython(), bool)):
+            raise StreamError(f"{name} of {g.n3()} is {v.n3()}, not an integer tick", file, line, col)
+        return int(v.toPython())
+
+    entries = []
+    seqs: dict[Node, Optional[int]] = {}
+    for g, triples in graphs.items():
+        line, col = where(g)
+        if isinstance(g, BNode) or g not in blocks and not isinstance(g, URIRef):
+            raise StreamError("occurrence graphs must be named by IRIs (not blank nodes)", file, line, col)
+        start = one_int(g, CEPLAB.start, True)
+        end = one_int(g, CEPLAB.end, False)
+        end = start if end is None else end
+        if end < start:
+            raise StreamError(f"graph {g.n3()}: end {end} < start {start} (intervals need start <= end, note A2)",
+                              file, line, col)
+        seqs[g] = one_int(g, CEPLAB.seq, False)
+        rows = []
+        for s, p, o in triples:
+            _check_schema(p, file, line, col)
+            if isinstance(s, Literal):
+                raise StreamError("a literal cannot be the subject of a triple", file, line, col)
+            rows.append((_canon(s, file, line, col), p, _canon(o, file, line, col)))
+        rows.sort(key=lambda t: (t[0].n3(), t[1].n3(), t[2].n3()))
+        entries.append((g, start, end, rows))
+    with_seq = [g for g in seqs if seqs[g] is not None]
+    if with_seq and len(with_seq) != len(seqs):
+        g = next(g for g in seqs if seqs[g] is None)
+        line, col = where(g)
+        raise StreamError(f"graph {g.n3()} has no ceplab:seq while others have one: give every graph a "
+                          "ceplab:seq or none", file, line, col)
+    big = len(text) + 1
+
+    def rank(entry):
+        g, start, end, _ = entry
+        tie = seqs[g] if with_seq else blocks.get(g, big)
+        return (end, tie, str(g))
+
+    entries.sort(key=rank)
+    occs = [Occurrence(s, p, o, start, end, 0) for g, start, end, rows in entries for s, p, o in rows]
+    return _dedupe(occs)
+
+
+def dumps_trig(occs: Iterable[Occurrence]) -> str:
+    """A TriG stream with one graph ``<urn:ceplab:occ:i>`` per occurrence (in the given order), its interval and
+    ``ceplab:seq i`` in the default graph; :func:`read_trig_stream` reads it back."""
+    out = [f"@prefix ceplab: <{CEPLAB}> ."]
+    for i, o in enumerate(occs):
+        g = f"<urn:ceplab:occ:{i}>"
+        out.append(f"{g} {{ {_nt(o.s)} {_nt(o.p)} {_nt(o.o)} . }}")
+        out.append(f"{g} ceplab:start {o.start} ; ceplab:end {o.end} ; ceplab:seq {i} .")
+    return "\n".join(out) + "\n"
+
+
+# -------------------------------------------------------------------------------------------- files
+LINE_SUFFIXES = (".nt", ".txt", ".stream")
+
+
+def read_stream(path) -> list[Occurrence]:
+    """Read a stream file, choosing the reader by suffix: ``.trig`` TriG, ``.nt``/``.txt``/``.stream`` the line
+    format.
+
+    Raises:
+        StreamError: an unknown suffix, an unreadable file, or any reader error.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise StreamError(f"cannot read the stream: {e.strerror or e}", str(p)) from None
+    suffix = p.suffix.lower()
+    if suffix == ".trig":
+        return read_trig_stream(text, str(p))
+    if suffix in LINE_SUFFIXES:
+        return read_line_stream(text, str(p))
+    raise StreamError(f"unknown stream format {suffix or '(no suffix)'!r}: use .trig (one named graph per "
+                      "occurrence) or .nt/.txt/.stream (lines '<s> <p> <o> T1 T2 .')", str(p))
+
+
+def _read_graph(path) -> Graph:
+    from rdflib.util import guess_format
+
+    p = Path(path)
+    g = Graph()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise StreamError(f"cannot read the background file: {e.strerror or e}", str(p)) from None
+    try:
+        g.parse(data=text, format=guess_format(str(p)) or "turtle")
+    except Exception as e:  # noqa: BLE001
+        lines = getattr(e, "lines", None)
+        msg = str(e).strip().splitlines()
+        short = next((x for x in msg if "Bad syntax" in x), msg[0] if msg else type(e).__name__)
+        raise StreamError(f"syntax error: {short.strip()}", str(p),
+                          (lines + 1) if isinstance(lines, int) else None) from None
+    out = Graph()
+    for prefix, ns in g.namespaces():
+        out.bind(prefix, ns, override=False)
+    for s, pr, o in g:
+        try:
+            out.add((s, pr, canonical_term(o)))
+        except ValueError as e:
+            raise StreamError(str(e), str(p)) from None
+    return out
+
+
+def read_background(graph_path=None, ontology_path=None) -> Background:
+    """The static graph and the RDFS ontology (Turtle, or any format rdflib guesses from the suffix) as a
+    :class:`Background`, numeric literals canonical.  Either path may be None.
+
+    Raises:
+        StreamError: a file that cannot be read or parsed.
+    """
+    return Background(graph=_read_graph(graph_path) if graph_path is not None else None,
+                      ontology=_read_graph(ontology_path) if ontology_path is not None else None)
