@@ -1,0 +1,1047 @@
+"""Incremental EP-SPARQL evaluator: event-driven backward chaining on binarized goal stores, set semantics.
+
+Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``engine/etalis/evaluate.py``):
+
+* **Binarization.**  Every algebra node of every query (SELECT and CONSTRUCT) is one node; a BGP is
+  binarized into a left-deep ``Join`` of one-triple-pattern leaves (note A3 ``per_pattern``: a BGP *is* the Join
+  of its patterns, ETALIS ``AND``), ordered so that each next pattern shares a variable with the previous ones
+  where possible.  Equal sub-patterns (also across queries) are one node with several parents (computation
+  sharing, paper 4.2 reason 2).  Under ``bgp_mode="per_triple"`` a BGP of >= 2 patterns is one search node over
+  the occurrence history instead (patterns that instantiate to the same triple take the same occurrence).
+* **Rows and goal stores.**  A row is ``(vals, t_alpha)`` with ``vals`` aligned to the node's variables (sorted
+  by name, ``None`` = unbound); every row produced while tick ``T`` is evaluated ends at ``T`` (note 9.2.2,
+  P1), so ``t_omega`` is implicit during the tick and recorded in the stores.  Each binary node keeps, *per
+  parent edge*, goal stores of its children's rows, indexed by the values of the variables that are shared and
+  certainly bound on both sides (``ast.certain_vars``; shared maybe-unbound variables are checked for SPARQL
+  compatibility after the lookup, note A21) and, within a key, in ``t_omega`` order (appended tick by tick), so
+  SEQ looks up "left rows ending before ``t'_alpha``" by bisection.  Nothing is ever consumed (note A18, E11):
+  a stored row joins with every later partner.
+* **Operator deltas at tick T** (note 9.2.3): Join ``dL x R_all  u  L_all x dR``; SeqJoin: a right row joins the
+  stored left rows with ``t_omega < t'_alpha``, a left row is only stored; EqJoin and EqLeftJoin: current-tick
+  stores keyed by ``(join key, t_alpha)``; LeftJoin: the right side is kept for the whole history, the left
+  side for the current tick (``optional_end="le"`` lets a right row of tick ``T`` match a left row of ``T``);
+  SeqRightJoin: optional rows are stored, a mandatory row is joined with the optional rows ending before its
+  start (all from earlier ticks) and decided at once; Union, Filter, Extend, Project: pointwise.
+* **Tick processing ("bottom-up per tick", note 9.2.2).**  ``push`` buffers the occurrences of the current tick;
+  the tick is evaluated when the first occurrence of a later tick arrives, or at ``close()``.  Then every input
+  occurrence (deduplicated, A19) is dispatched to the leaves of its predicate and propagated upwards
+  (depth-first, every new row joined with the sibling's store).  CONSTRUCT roots instantiate their template
+  (``construct_unbound``; blank nodes Skolemised by the oracle's function) and the derived occurrences re-enter
+  the same tick until a fixpoint.  The non-monotone decisions that depend on rows of the *same* tick (the
+  "no partner" row of EqLeftJoin, and of LeftJoin under ``optional_end="le"``) are deferred: when propagation
+  is quiescent, the pending node with the lowest rank (a topological order of the node graph including the
+  CONSTRUCT -> leaf feedback edges) decides its unmatched rows, and propagation resumes.  If a row derived
+  later in the same tick would have matched an already emitted unmatched row, :class:`NonStratifiedError` is
+  raised (the oracle's "exactly one stable model" check, note A13d).  SeqRightJoin and strict LeftJoin
+  decide at once: their partners all end at earlier, closed ticks.
+* **Emission.**  Results whose interval ends at ``T`` are emitted when tick ``T`` closes (``push`` of the first
+  occurrence with a later end, or ``close()``): rows of SELECT queries (projected, set or bag, A10) and the
+  occurrences the CONSTRUCT rules derive (not the input ones).  A result is emitted exactly once and never
+  retracted; the results emitted once tick ``T`` has closed are exactly the declarative results with
+  ``t_omega <= T`` (timewise monotonicity, note 3.5 principle 1 / P1).
+* **Window push-down and GC** (note 4.3, P7).  A top-level conjunct ``getDURATION() < c`` (``<= c``) of a FILTER
+  bounds the duration of the rows below it that can still matter, through the monotone operators and the
+  mandatory sides of the optional operators (not through an optional operand: pruning a blocker unblocks
+  rows, P7).  Longer rows are never produced; Join/SeqJoin stores drop rows that can no longer join within
+  the bound (swept once per window length).  Without such filters every occurrence is retained (note 9.3).
+
+Filters are three-valued with exact arithmetic (:mod:`engine.epsparql.expr`).  RDFS/background knowledge is
+not implemented (:class:`UnsupportedError`).
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import defaultdict
+from functools import lru_cache
+from typing import Callable, Iterable, Optional
+
+from rdflib import Literal
+from rdflib.term import BNode, URIRef, Variable
+
+from semantics.epsparql import ast as A
+from semantics.epsparql.options import Options
+from semantics.epsparql.results import Derived, Result, Row, canonical_term, n3
+from semantics.epsparql.streams import Occurrence
+
+from engine.epsparql.expr import Compiler, to_term
+
+__all__ = ["Evaluator", "NonStratifiedError", "UnsupportedError"]
+
+_canon = lru_cache(maxsize=1 << 16)(canonical_term)
+_n3 = lru_cache(maxsize=1 << 16)(n3)
+
+
+class UnsupportedError(ValueError):
+    """A query construct or input the engine does not support."""
+
+
+class NonStratifiedError(RuntimeError):
+    """A non-monotone decision (an optional operator's unmatched row) made at tick ``T`` is contradicted by an
+    occurrence derived at ``T`` by a CONSTRUCT rule: the Q-closure has no unique stable model (note A13d)."""
+
+
+# ------------------------------------------------------------------------------------------------ codegen
+def _fn(src: str) -> Callable:
+    return eval(src, {"__builtins__": {}})  # noqa: S307 - generated from integer indices only
+
+
+def _key_fn(idx: Iterable[int]) -> Callable[[tuple], tuple]:
+    idx = list(idx)
+    return _fn("lambda v: (" + "".join(f"v[{i}]," for i in idx) + ")")
+
+
+def _build_fn(spec: list[tuple]) -> Callable[[tuple, tuple], tuple]:
+    """``spec``: per output variable ``("l", i)``, ``("r", i)``, ``("m", li, ri)`` (merge of a shared
+    maybe-unbound variable) or ``("n",)`` (unbound)."""
+    parts = []
+    for s in spec:
+        if s[0] == "l":
+            parts.append(f"l[{s[1]}]")
+        elif s[0] == "r":
+            parts.append(f"r[{s[1]}]")
+        elif s[0] == "m":
+            parts.append(f"(l[{s[1]}] if l[{s[1]}] is not None else r[{s[2]}])")
+        else:
+            parts.append("None")
+    return _fn("lambda l, r: (" + "".join(p + "," for p in parts) + ")")
+
+
+def _compat_fn(pairs: list[tuple[int, int]]) -> Optional[Callable[[tuple, tuple], bool]]:
+    if not pairs:
+        return None
+    conds = [f"(l[{a}] is None or r[{b}] is None or l[{a}] == r[{b}])" for a, b in pairs]
+    return _fn("lambda l, r: " + " and ".join(conds))
+
+
+def _names(vs: Iterable[Variable]) -> tuple[Variable, ...]:
+    return tuple(sorted(set(vs), key=str))
+
+
+# ------------------------------------------------------------------------------------------------ nodes
+class _Node:
+    """One binarized algebra node."""
+
+    kind = "node"
+    deferred = False
+
+    def __init__(self, ev: "Evaluator", names: tuple, label: str) -> None:
+        self.ev = ev
+        self.id = len(ev.nodes)
+        ev.nodes.append(self)
+        self.names = names
+        self.label = label
+        self.parents: list[tuple[_Node, int]] = []
+        self.children: list[_Node] = []
+        self.sinks: list[tuple] = []
+        self.lim: Optional[int] = None       # rows longer than this can never matter (window push-down)
+        self.bound: Optional[int] = None     # a Filter's own duration bound
+        self.rank = (0, 0)
+        self.seen: set = set()
+        self.tick: Optional[int] = None
+
+    def new_tick(self) -> None:
+        if self.seen:
+            self.seen = set()
+
+    def emit(self, vals: tuple, ta: int) -> None:
+        ev = self.ev
+        if self.lim is not None and ev.T - ta > self.lim:
+            return
+        k = (vals, ta)
+        if k in self.seen:
+            return
+        self.seen.add(k)
+        ev.n_rows += 1
+        for p, side in self.parents:
+            p.receive(side, vals, ta)
+        if self.sinks:
+            ev._sink(self, vals, ta)
+
+    def receive(self, side: int, vals: tuple, ta: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def stored(self) -> int:
+        return 0
+
+    def sweep(self, T: int) -> None:
+        pass
+
+    # helpers for binary nodes
+    def _setup_binary(self, l: "_Node", r: "_Node", lcert: frozenset, rcert: frozenset) -> None:
+        """Join keys (shared, certainly bound on both sides), compatibility checks (other shared variables) and
+        the output builder."""
+        self.children = [l, r]
+        shared = set(l.names) & set(r.names)
+        keyvars = sorted((x for x in shared if x in lcert and x in rcert), key=str)
+        self.keyL = _key_fn(l.names.index(x) for x in keyvars)
+        self.keyR = _key_fn(r.names.index(x) for x in keyvars)
+        maybe = sorted(shared - set(keyvars), key=str)
+        self.compat = _compat_fn([(l.names.index(x), r.names.index(x)) for x in maybe])
+        spec = []
+        for x in self.names:
+            if x in shared:
+                spec.append(("l", l.names.index(x)) if x in keyvars else ("m", l.names.index(x), r.names.index(x)))
+            elif x in l.names:
+                spec.append(("l", l.names.index(x)))
+            elif x in r.names:
+                spec.append(("r", r.names.index(x)))
+            else:
+                spec.append(("n",))
+        self.build = _build_fn(spec)
+        # padding of a row of one side to the output layout (unmatched optional rows, Union)
+        self.padL = _fn("lambda v: (" + "".join(
+            (f"v[{l.names.index(x)}]," if x in l.names else "None,") for x in self.names) + ")")
+        self.padR = _fn("lambda v: (" + "".join(
+            (f"v[{r.names.index(x)}]," if x in r.names else "None,") for x in self.names) + ")")
+
+
+class _Store:
+    """A goal store: key -> ([(vals, t_alpha)], [t_omega]) with t_omega non-decreasing."""
+    __slots__ = ("d",)
+
+    def __init__(self) -> None:
+        self.d: dict = {}
+
+    def add(self, k, vals, ta, tw) -> None:
+        b = self.d.get(k)
+        if b is None:
+            self.d[k] = ([(vals, ta)], [tw])
+        else:
+            b[0].append((vals, ta))
+            b[1].append(tw)
+
+    def size(self) -> int:
+        return sum(len(b[0]) for b in self.d.values())
+
+    def sweep(self, limit: int) -> None:
+        """Drop the rows with t_omega < limit (then t_alpha < limit too)."""
+        dead = []
+        for k, (rows, tws) in self.d.items():
+            cut = bisect_left(tws, limit)
+            if cut:
+                del rows[:cut]
+                del tws[:cut]
+                if not rows:
+                    dead.append(k)
+        for k in dead:
+            del self.d[k]
+
+
+class _Leaf(_Node):
+    """A triple pattern: matches occurrences of its predicate."""
+    kind = "triple"
+
+    def __init__(self, ev, tp: A.TriplePattern) -> None:
+        terms = (tp.s, tp.p, tp.o)
+        names = _names(t for t in terms if isinstance(t, Variable))
+        super().__init__(ev, names, f"{tp.s.n3()} {tp.p.n3()} {tp.o.n3()}")
+        lines = []
+        first: dict = {}
+        for pos, t in enumerate(terms):
+            arg = "spo"[pos]
+            if isinstance(t, Variable):
+                if t in first:
+                    lines.append(f" if {arg} != {first[t]}: return None")
+                else:
+                    first[t] = arg
+            else:
+                if isinstance(t, BNode):
+                    raise UnsupportedError("blank nodes in graph patterns must be variables (paper footnote 4)")
+                ev._consts.append(canonical_term(t))
+                lines.append(f" if {arg} != C[{len(ev._consts) - 1}]: return None")
+        lines.append(" return (" + "".join(f"{first[x]}," for x in names) + ")")
+        ns: dict = {"C": ev._consts}
+        exec("def match(s, p, o):\n" + "\n".join(lines), ns)  # noqa: S102 - generated from the pattern shape
+        self.match = ns["match"]
+        self.pred = None if isinstance(tp.p, Variable) else canonical_term(tp.p)
+        self.tp = tp
+
+
+class _Join(_Node):
+    kind = "Join"
+
+    def __init__(self, ev, names, l, r, lc, rc) -> None:
+        super().__init__(ev, names, "Join")
+        self._setup_binary(l, r, lc, rc)
+        self.st = (_Store(), _Store())
+        self.swept = None
+
+    def receive(self, side, vals, ta):
+        T = self.ev.T
+        k = self.keyL(vals) if side == 0 else self.keyR(vals)
+        self.st[side].add(k, vals, ta, T)
+        ob = self.st[1 - side].d.get(k)
+        if not ob:
+            return
+        rows, tws = ob
+        lo = bisect_left(tws, T - self.lim) if self.lim is not None else 0
+        compat, build, emit = self.compat, self.build, self.emit
+        for j in range(lo, len(rows)):
+            ov, ota = rows[j]
+            l, r = (vals, ov) if side == 0 else (ov, vals)
+            if compat is not None and not compat(l, r):
+                continue
+            emit(build(l, r), ta if ta < ota else ota)
+
+    def stored(self):
+        return self.st[0].size() + self.st[1].size()
+
+    def sweep(self, T):
+        if self.lim is None:
+            return
+        if self.swept is None:
+            self.swept = T
+        elif T - self.swept > self.lim:
+            self.swept = T
+            for s in self.st:
+                s.sweep(T - self.lim)
+
+
+class _Seq(_Node):
+    kind = "SeqJoin"
+
+    def __init__(self, ev, names, l, r, lc, rc) -> None:
+        super().__init__(ev, names, "SeqJoin")
+        self._setup_binary(l, r, lc, rc)
+        self.st = _Store()
+        self.swept = None
+
+    def receive(self, side, vals, ta):
+        T = self.ev.T
+        if side == 0:
+            self.st.add(self.keyL(vals), vals, ta, T)
+            return
+        ob = self.st.d.get(self.keyR(vals))
+        if not ob:
+            return
+        rows, tws = ob
+        hi = bisect_left(tws, ta)                 # left rows ending strictly before this row starts
+        lo = bisect_left(tws, T - self.lim) if self.lim is not None else 0
+        compat, build, emit = self.compat, self.build, self.emit
+        for j in range(lo, hi):
+            lv, lta = rows[j]
+            if compat is not None and not compat(lv, vals):
+                continue
+            emit(build(lv, vals), lta)
+
+    def stored(self):
+        return self.st.size()
+
+    def sweep(self, T):
+        if self.lim is None:
+            return
+        if self.swept is None:
+            self.swept = T
+        elif T - self.swept > self.lim:
+            self.swept = T
+            self.st.sweep(T - self.lim)
+
+
+class _Eq(_Node):
+    kind = "EqJoin"
+
+    def __init__(self, ev, names, l, r, lc, rc) -> None:
+        super().__init__(ev, names, "EqJoin")
+        self._setup_binary(l, r, lc, rc)
+        self.cur = (defaultdict(list), defaultdict(list))
+
+    def new_tick(self):
+        super().new_tick()
+        if self.cur[0] or self.cur[1]:
+            self.cur = (defaultdict(list), defaultdict(list))
+
+    def receive(self, side, vals, ta):
+        k = ((self.keyL(vals) if side == 0 else self.keyR(vals)), ta)
+        self.cur[side][k].append(vals)
+        other = self.cur[1 - side].get(k)
+        if not other:
+            return
+        compat, build, emit = self.compat, self.build, self.emit
+        for ov in other:
+            l, r = (vals, ov) if side == 0 else (ov, vals)
+            if compat is not None and not compat(l, r):
+                continue
+            emit(build(l, r), ta)
+
+
+class _Union(_Node):
+    kind = "Union"
+
+    def __init__(self, ev, names, l, r, lc, rc) -> None:
+        super().__init__(ev, names, "Union")
+        self._setup_binary(l, r, lc, rc)
+
+    def receive(self, side, vals, ta):
+        self.emit(self.padL(vals) if side == 0 else self.padR(vals), ta)
+
+
+class _LeftJoin(_Node):
+    """``LeftJoin(L, R, F)``: partners end at or before (``optional_end="le"``) / strictly before the left row's
+    end; ``F`` sees the mandatory interval (``lj_filter_interval="mandatory"``) or the joined hull."""
+    kind = "LeftJoin"
+
+    def __init__(self, ev, names, l, r, lc, rc, test, le: bool, hull: bool) -> None:
+        super().__init__(ev, names, "LeftJoin")
+        self._setup_binary(l, r, lc, rc)
+        self.test, self.le, self.hull = test, le, hull
+        self.deferred = le
+        self.rst = _Store()
+        self.lcur: dict = defaultdict(list)
+        self.state: dict = {}
+        self.pending: list = []
+
+    def new_tick(self):
+        super().new_tick()
+        if self.lcur:
+            self.lcur = defaultdict(list)
+            self.state = {}
+
+    def receive(self, side, vals, ta):
+        T = self.ev.T
+        test, compat, build, emit = self.test, self.compat, self.build, self.emit
+        if side == 1:
+            k = self.keyR(vals)
+            self.rst.add(k, vals, ta, T)
+            if not self.le:
+                return
+            for lv, lta in self.lcur.get(k, ()):
+                if compat is not None and not compat(lv, vals):
+                    continue
+                out = build(lv, vals)
+                a = lta if lta < ta else ta
+                if test is not None and not test(out, a if self.hull else lta, T):
+                    continue
+                st = self.state.get((lv, lta))
+                if st == 2:
+                    self.ev._non_stratified(self, lv, lta)
+                self.state[(lv, lta)] = 1
+                emit(out, a)
+            return
+        k = self.keyL(vals)
+        matched = False
+        b = self.rst.d.get(k)
+        if b:
+            rows, tws = b
+            hi = len(rows) if self.le else bisect_left(tws, T)
+            for j in range(hi):
+                rv, rta = rows[j]
+                if compat is not None and not compat(vals, rv):
+                    continue
+                out = build(vals, rv)
+                a = ta if ta < rta else rta
+                if test is not None and not test(out, a if self.hull else ta, T):
+                    continue
+                matched = True
+                emit(out, a)
+        if not self.le:
+            if not matched:
+                emit(self.padL(vals), ta)
+            return
+        self.lcur[k].append((vals, ta))
+        if matched:
+            self.state[(vals, ta)] = 1
+        elif (vals, ta) not in self.state:
+            self.state[(vals, ta)] = 0
+            self.pending.append((vals, ta))
+            self.ev.pending.add(self)
+
+    def resolve(self):
+        pend, self.pending = self.pending, []
+        for lv, lta in pend:
+            if self.state.get((lv, lta)) == 0:
+                self.state[(lv, lta)] = 2
+                self.emit(self.padL(lv), lta)
+
+    def stored(self):
+        return self.rst.size()
+
+
+class _EqLeftJoin(_Node):
+    """``EqLeftJoin(L, R, F)``: partners with the same interval; ``F`` sees that interval."""
+    kind = "EqLeftJoin"
+    deferred = True
+
+    def __init__(self, ev, names, l, r, lc, rc, test) -> None:
+        super().__init__(ev, names, "EqLeftJoin")
+        self._setup_binary(l, r, lc, rc)
+        self.test = test
+        self.cur = (defaultdict(list), defaultdict(list))
+        self.state: dict = {}
+        self.pending: list = []
+
+    def new_tick(self):
+        super().new_tick()
+        if self.cur[0] or self.cur[1]:
+            self.cur = (defaultdict(list), defaultdict(list))
+            self.state = {}
+
+    def receive(self, side, vals, ta):
+        T = self.ev.T
+        test, compat, build, emit = self.test, self.compat, self.build, self.emit
+        if side == 1:
+            k = (self.keyR(vals), ta)
+            self.cur[1][k].append(vals)
+            for lv in self.cur[0].get(k, ()):
+                if compat is not None and not compat(lv, vals):
+                    continue
+                out = build(lv, vals)
+                if test is not None and not test(out, ta, T):
+                    continue
+                if self.state.get((lv, ta)) == 2:
+                    self.ev._non_stratified(self, lv, ta)
+                self.state[(lv, ta)] = 1
+                emit(out, ta)
+            return
+        k = (self.keyL(vals), ta)
+        self.cur[0][k].append(vals)
+        matched = False
+        for rv in self.cur[1].get(k, ()):
+            if compat is not None and not compat(vals, rv):
+                continue
+            out = build(vals, rv)
+            if test is not None and not test(out, ta, T):
+                continue
+            matched = True
+            emit(out, ta)
+        if matched:
+            self.state[(vals, ta)] = 1
+        elif (vals, ta) not in self.state:
+            self.state[(vals, ta)] = 0
+            self.pending.append((vals, ta))
+            self.ev.pending.add(self)
+
+    resolve = _LeftJoin.resolve
+
+
+class _SeqRightJoin(_Node):
+    """``SeqRightJoin(O, M, F)``: optional rows ending strictly before the mandatory row starts.  The joined half
+    is ``Filter(F, SeqJoin(O, M))`` (combined interval); the blocking test uses the combined interval
+    (``srj_filter_interval="combined"``) or the mandatory row's own (``"mandatory"``, as printed)."""
+    kind = "SeqRightJoin"
+
+    def __init__(self, ev, names, o, m, oc, mc, test, combined: bool) -> None:
+        super().__init__(ev, names, "SeqRightJoin")
+        self._setup_binary(o, m, oc, mc)
+        self.test, self.combined = test, combined
+        self.ost = _Store()
+
+    def receive(self, side, vals, ta):
+        T = self.ev.T
+        if side == 0:
+            self.ost.add(self.keyL(vals), vals, ta, T)
+            return
+        test, compat, build, emit = self.test, self.compat, self.build, self.emit
+        blocked = False
+        b = self.ost.d.get(self.keyR(vals))
+        if b:
+            rows, tws = b
+            hi = bisect_left(tws, ta)
+            for j in range(hi):
+                ov, ota = rows[j]
+                if compat is not None and not compat(ov, vals):
+                    continue
+                out = build(ov, vals)
+                ok = test is None or test(out, ota, T)
+                if ok:
+                    emit(out, ota)
+                if self.combined or test is None:
+                    blocked = blocked or ok
+                elif not blocked:
+                    blocked = test(out, ta, T)
+        if not blocked:
+            emit(self.padR(vals), ta)
+
+    def stored(self):
+        return self.ost.size()
+
+
+class _Filter(_Node):
+    kind = "Filter"
+
+    def __init__(self, ev, c, test, bound) -> None:
+        super().__init__(ev, c.names, "Filter")
+        self.children = [c]
+        self.test = test
+        self.bound = bound
+
+    def receive(self, side, vals, ta):
+        if self.test(vals, ta, self.ev.T):
+            self.emit(vals, ta)
+
+
+class _Extend(_Node):
+    kind = "Extend"
+
+    def __init__(self, ev, names, c, var, fn) -> None:
+        super().__init__(ev, names, "Extend")
+        self.children = [c]
+        self.fn = fn
+        spec = [("l", c.names.index(x)) if x in c.names else ("r", 0) for x in names]
+        self.build = _build_fn(spec)
+
+    def receive(self, side, vals, ta):
+        x = self.fn(vals, ta, self.ev.T)
+        self.emit(self.build(vals, (x,)), ta)
+
+
+class _Project(_Node):
+    kind = "Project"
+
+    def __init__(self, ev, names, c) -> None:
+        super().__init__(ev, names, "Project")
+        self.children = [c]
+        self.proj = _key_fn(c.names.index(x) for x in names)
+
+    def receive(self, side, vals, ta):
+        self.emit(self.proj(vals), ta)
+
+
+class _BGPTriple(_Node):
+    """``bgp_mode="per_triple"``: a BGP of >= 2 patterns as one search node over the occurrence history;
+    patterns that instantiate to the same triple use the same occurrence (note A3, E10)."""
+    kind = "BGP/per_triple"
+
+    def __init__(self, ev, p: A.BGP) -> None:
+        super().__init__(ev, _names(A.pattern_vars(p)), "BGP(per_triple)")
+        self.tps = [tuple(canonical_term(t) if not isinstance(t, Variable) else t for t in (tp.s, tp.p, tp.o))
+                    for tp in p.triples]
+        for tp in self.tps:
+            if any(isinstance(t, BNode) for t in tp):
+                raise UnsupportedError("blank nodes in graph patterns must be variables (paper footnote 4)")
+
+    @staticmethod
+    def _unify(tp, triple, b: dict) -> Optional[dict]:
+        out = b
+        for pt, v in zip(tp, triple):
+            if isinstance(pt, Variable):
+                cur = out.get(pt)
+                if cur is None:
+                    if out is b:
+                        out = dict(b)
+                    out[pt] = v
+                elif cur != v:
+                    return None
+            elif pt != v:
+                return None
+        return out
+
+    def on_occ(self, s, p, o, ta) -> None:
+        T = self.ev.T
+        for i, tp in enumerate(self.tps):
+            b = self._unify(tp, (s, p, o), {})
+            if b is None:
+                continue
+            rest = [j for j in range(len(self.tps)) if j != i]
+            self._search(rest, b, {(s, p, o): (ta, T)}, ta)
+
+    def _search(self, rest, b, choice, lo) -> None:
+        if not rest:
+            self.emit(tuple(b.get(x) for x in self.names), lo)
+            return
+        tp = self.tps[rest[0]]
+        pred = tp[1] if not isinstance(tp[1], Variable) else b.get(tp[1])
+        occs = self.ev.occ_by_pred.get(pred, ()) if pred is not None else self.ev.occ_all
+        for (s2, p2, o2, a2, w2) in occs:
+            b2 = self._unify(tp, (s2, p2, o2), b)
+            if b2 is None:
+                continue
+            t = (s2, p2, o2)
+            c = choice.get(t)
+            if c is not None and c != (a2, w2):
+                continue
+            ch2 = choice if c is not None else {**choice, t: (a2, w2)}
+            self._search(rest[1:], b2, ch2, lo if lo < a2 else a2)
+
+
+# ------------------------------------------------------------------------------------------------ evaluator
+class Evaluator:
+    """The incremental EP-SPARQL evaluator of a :class:`semantics.epsparql.ast.QuerySet` (module docstring)."""
+
+    path = ("epsparql/edbc-set: binarized goal stores indexed by join key and end time, no consumption, "
+            "bottom-up per-tick delta fixpoint with CONSTRUCT feedback, emission at tick close")
+
+    def __init__(self, qs: A.QuerySet, options: Options = Options()) -> None:
+        if not isinstance(options, Options):
+            raise TypeError(f"options must be semantics.epsparql.options.Options, got {type(options).__name__}")
+        self.o = options
+        self.qs = qs = _apply_options(qs, options)
+        self.cx = Compiler(options.tick_seconds, options.filter_errors == "error_is_false")
+        self.nodes: list[_Node] = []
+        self._consts: list = []
+        self._memo: dict = {}
+        self.by_pred: dict = defaultdict(list)
+        self.any_pred: list[_Leaf] = []
+        self.bgp_triple: list[_BGPTriple] = []
+        self.occ_by_pred: dict = defaultdict(list)
+        self.occ_all: list = []
+        self.select_sinks: list[tuple] = []
+        self.construct_roots: list[tuple] = []
+        qi = 0
+        for ci, q in enumerate(qs.queries):
+            root = self._build(q.where)
+            if isinstance(q, A.Select):
+                proj = root.names if q.projection is None else tuple(q.projection)
+                idx = [(str(x), root.names.index(x)) for x in dict.fromkeys(proj) if x in root.names]
+                sink = ("select", qi, idx)
+                self.select_sinks.append(sink)
+                root.sinks.append(sink)
+                qi += 1
+            elif isinstance(q, A.Construct):
+                sink = ("construct", ci, self._template(q, root))
+                self.construct_roots.append((root, sink))
+                root.sinks.append(sink)
+            else:
+                raise TypeError(f"not a query: {q!r}")
+        self.n_selects = qi
+        self._limits()
+        self._ranks()
+        # state
+        self.T: Optional[int] = None
+        self.buf: list[Occurrence] = []
+        self.pending: set = set()
+        self.dq: list = []
+        self.occ_seen: set = set()
+        self.out: list[Result] = []
+        self.sel_rows: list[dict] = [dict() for _ in range(self.n_selects)]
+        self.closed = False
+        self.n_occ = 0
+        self.n_derived = 0
+        self.n_rows = 0
+        self.n_results = 0
+        self.n_ticks = 0
+
+    # ---------------------------------------------------------------- build
+    def _build(self, p: A.Pattern) -> _Node:
+        n = self._memo.get(p)
+        if n is None:
+            n = self._memo[p] = self._make(p)
+        return n
+
+    def _link(self, parent: _Node, kids: list[_Node]) -> None:
+        for side, c in enumerate(kids):
+            c.parents.append((parent, side))
+
+    def _make(self, p: A.Pattern) -> _Node:
+        o, cx = self.o, self.cx
+        if isinstance(p, A.BGP):
+            if not p.triples:
+                raise UnsupportedError("empty group pattern (note A20)")
+            if len(p.triples) == 1:
+                return self._leaf(p.triples[0])
+            if o.bgp_mode == "per_triple":
+                n = _BGPTriple(self, p)
+                self.bgp_triple.append(n)
+                return n
+            # per_pattern: left-deep Join of the triple patterns, connected patterns first
+            rest = list(p.triples)
+            order = [rest.pop(0)]
+            bound = set(A.pattern_vars(A.BGP((order[0],))))
+            while rest:
+                j = next((i for i, tp in enumerate(rest) if bound & A.pattern_vars(A.BGP((tp,)))), 0)
+                tp = rest.pop(j)
+                order.append(tp)
+                bound |= A.pattern_vars(A.BGP((tp,)))
+            acc: A.Pattern = A.BGP((order[0],))
+            for tp in order[1:]:
+                acc = A.Join(acc, A.BGP((tp,)))
+            return self._build(acc)
+        if isinstance(p, A.Filter):
+            c = self._build(p.pattern)
+            n = _Filter(self, c, cx.test_fn(p.expr, c.names), cx.duration_bound(p.expr))
+            self._link(n, [c])
+            return n
+        if isinstance(p, A.Extend):
+            c = self._build(p.pattern)
+            if p.var in c.names:
+                raise UnsupportedError(f"(... AS ?{p.var}): ?{p.var} is already in scope")
+            names = _names(set(c.names) | {p.var})
+            if isinstance(p.expr, A.Var) and p.expr.var in c.names:   # (?y AS ?x): the same term
+                i = c.names.index(p.expr.var)
+                fn = (lambda v, a, w, i=i: v[i])
+            else:
+                f = cx.value_fn(p.expr, c.names)
+                fn = (lambda v, a, w, f=f: to_term(f(v, a, w)))
+            n = _Extend(self, names, c, p.var, fn)
+            self._link(n, [c])
+            return n
+        if isinstance(p, A.Project):
+            c = self._build(p.pattern)
+            names = _names(x for x in p.vars if x in c.names)
+            n = _Project(self, names, c)
+            self._link(n, [c])
+            return n
+        if isinstance(p, A.SeqRightJoin):
+            l, r = p.optional, p.mandatory
+        else:
+            l, r = p.left, p.right
+        lc, rc = self._build(l), self._build(r)
+        lcert, rcert = A.certain_vars(l), A.certain_vars(r)
+        names = _names(set(lc.names) | set(rc.names))
+        if isinstance(p, A.Join):
+            n = _Join(self, names, lc, rc, lcert, rcert)
+        elif isinstance(p, A.SeqJoin):
+            n = _Seq(self, names, lc, rc, lcert, rcert)
+        elif isinstance(p, A.EqJoin):
+            n = _Eq(self, names, lc, rc, lcert, rcert)
+        elif isinstance(p, A.Union_):
+            n = _Union(self, names, lc, rc, frozenset(), frozenset())
+        elif isinstance(p, A.LeftJoin):
+            n = _LeftJoin(self, names, lc, rc, lcert, rcert, cx.test_fn(p.expr, names),
+                          o.optional_end == "le", o.lj_filter_interval == "hull")
+        elif isinstance(p, A.EqLeftJoin):
+            n = _EqLeftJoin(self, names, lc, rc, lcert, rcert, cx.test_fn(p.expr, names))
+        elif isinstance(p, A.SeqRightJoin):
+            n = _SeqRightJoin(self, names, lc, rc, lcert, rcert, cx.test_fn(p.expr, names),
+                              o.srj_filter_interval == "combined")
+        else:
+            raise UnsupportedError(f"unknown pattern node {type(p).__name__}")
+        self._link(n, [lc, rc])
+        return n
+
+    def _leaf(self, tp: A.TriplePattern) -> _Node:
+        key = ("tp", tp)
+        n = self._memo.get(key)
+        if n is None:
+            n = self._memo[key] = _Leaf(self, tp)
+            if n.pred is None:
+                self.any_pred.append(n)
+            else:
+                self.by_pred[n.pred].append(n)
+        return n
+
+    def _template(self, q: A.Construct, root: _Node) -> list[tuple]:
+        out = []
+        for tp in q.template:
+            parts = []
+            for t in (tp.s, tp.p, tp.o):
+                if isinstance(t, Variable):
+                    parts.append(("v", root.names.index(t)) if t in root.names else ("u",))
+                elif isinstance(t, BNode):
+                    parts.append(("b", str(t)))
+                else:
+                    parts.append(("c", canonical_term(t)))
+            out.append(tuple(parts))
+        return out
+
+    def _limits(self) -> None:
+        """Window push-down (module docstring): ``lim`` per node, parents before children (ids are post-order)."""
+        for n in reversed(self.nodes):
+            if n.sinks or not n.parents:
+                n.lim = None
+                continue
+            lim: Optional[int] = -1
+            for p, side in n.parents:
+                if (p.kind == "LeftJoin" and side == 1) or (p.kind == "SeqRightJoin" and side == 0):
+                    via = None
+                else:
+                    via = p.lim
+                    if p.bound is not None:
+                        via = p.bound if via is None else min(via, p.bound)
+                if via is None:
+                    lim = None
+                    break
+                lim = max(lim, via)
+            n.lim = lim
+
+    def _ranks(self) -> None:
+        """Topological ranks of the node graph with the CONSTRUCT -> leaf feedback edges (SCCs condensed)."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        g.add_nodes_from(n.id for n in self.nodes)
+        for n in self.nodes:
+            for p, _ in n.parents:
+                g.add_edge(n.id, p.id)
+        leaves = [n for n in self.nodes if isinstance(n, (_Leaf, _BGPTriple))]
+        for root, sink in self.construct_roots:
+            for tmpl in sink[2]:
+                for lf in leaves:
+                    tps = [lf.tp] if isinstance(lf, _Leaf) else [A.TriplePattern(*t) for t in lf.tps]
+                    if any(_may_match(tmpl, tp) for tp in tps):
+                        g.add_edge(root.id, lf.id)
+        cond = nx.condensation(g)
+        order = {c: i for i, c in enumerate(nx.topological_sort(cond))}
+        for n in self.nodes:
+            n.rank = (order[cond.graph["mapping"][n.id]], n.id)
+
+    # ---------------------------------------------------------------- API
+    def push(self, occ: Occurrence) -> list[Result]:
+        """Consume the next occurrence; returns the results determined by it (those of the ticks it closes)."""
+        if self.closed:
+            raise RuntimeError("evaluator is closed")
+        s, e = int(occ.start), int(occ.end)
+        if e < s:
+            raise ValueError(f"occurrence {occ}: end {e} < start {s} (note A2)")
+        out: list[Result] = []
+        if self.T is not None and e < self.T:
+            raise ValueError(f"occurrence {occ} arrives out of order (end {e} < current tick {self.T}); "
+                             "occurrences must arrive in non-decreasing end time (note A1)")
+        if self.T is not None and e > self.T:
+            out = self._run_tick()
+        self.T = e
+        self.buf.append(occ)
+        return out
+
+    def close(self) -> list[Result]:
+        """End of stream: evaluates the last tick; returns its results."""
+        if self.closed:
+            return []
+        out = self._run_tick() if self.buf else []
+        self.closed = True
+        return out
+
+    def run(self, occs: Iterable[Occurrence]) -> list[Result]:
+        res: list[Result] = []
+        for occ in occs:
+            res.extend(self.push(occ))
+        res.extend(self.close())
+        return res
+
+    def stats(self) -> dict:
+        return {"occurrences": self.n_occ, "derived": self.n_derived, "rows": self.n_rows,
+                "results": self.n_results, "ticks": self.n_ticks, "nodes": len(self.nodes),
+                "stored": sum(n.stored() for n in self.nodes), "tick": self.T}
+
+    # ---------------------------------------------------------------- tick
+    def _run_tick(self) -> list[Result]:
+        T = self.T
+        self.n_ticks += 1
+        self.out = out = []
+        for n in self.nodes:
+            n.new_tick()
+            n.sweep(T)
+        self.occ_seen = seen = set()
+        fresh = []
+        for occ in self.buf:
+            k = (_canon(occ.s), _canon(occ.p), _canon(occ.o), int(occ.start))
+            if k not in seen:
+                seen.add(k)
+                fresh.append(k)
+        self.buf = []
+        self.n_occ += len(fresh)
+        for s, p, o, ta in fresh:
+            self._feed(s, p, o, ta)
+        dq = self.dq
+        while True:
+            while dq:
+                k = dq.pop()
+                if k in seen:
+                    continue
+                seen.add(k)
+                s, p, o, ta = k
+                self.n_derived += 1
+                out.append(Derived(_n3(s), _n3(p), _n3(o), ta, T))
+                self._feed(s, p, o, ta)
+            if self.pending:
+                n = min(self.pending, key=lambda x: x.rank)
+                self.pending.discard(n)
+                n.resolve()
+                continue
+            break
+        rows = []
+        bag = self.o.output == "bag"
+        for qi, d in enumerate(self.sel_rows):
+            for (mapping, ta), c in d.items():
+                rows.append(Row(qi, mapping, ta, T, c if bag else None))
+            self.sel_rows[qi] = {}
+        rows.sort()
+        out.extend(rows)
+        self.n_results += len(out)
+        self.out = []
+        return out
+
+    def _feed(self, s, p, o, ta) -> None:
+        for lf in self.by_pred.get(p, ()):
+            v = lf.match(s, p, o)
+            if v is not None:
+                lf.emit(v, ta)
+        for lf in self.any_pred:
+            v = lf.match(s, p, o)
+            if v is not None:
+                lf.emit(v, ta)
+        if self.bgp_triple:
+            rec = (s, p, o, ta, self.T)
+            self.occ_by_pred[p].append(rec)
+            self.occ_all.append(rec)
+            for n in self.bgp_triple:
+                n.on_occ(s, p, o, ta)
+
+    def _sink(self, node: _Node, vals: tuple, ta: int) -> None:
+        for sink in node.sinks:
+            if sink[0] == "select":
+                qi, idx = sink[1], sink[2]
+                mapping = tuple(sorted((name, _n3(vals[i])) for name, i in idx if vals[i] is not None))
+                d = self.sel_rows[qi]
+                k = (mapping, ta)
+                d[k] = d.get(k, 0) + 1
+            else:
+                self._construct(sink, node, vals, ta)
+
+    def _construct(self, sink, node: _Node, vals: tuple, ta: int) -> None:
+        T = self.T
+        tmpl = sink[2]
+        drop_solution = self.o.construct_unbound == "drop_solution"
+        triples = []
+        for parts in tmpl:
+            t = []
+            for part in parts:
+                k = part[0]
+                if k == "v":
+                    x = vals[part[1]]
+                elif k == "c":
+                    x = part[1]
+                elif k == "b":
+                    x = self._skolem(part[1], sink[1], node.names, vals, ta, T)
+                else:
+                    x = None
+                if x is None:
+                    break
+                t.append(x)
+            if len(t) < 3:
+                if drop_solution:
+                    return
+                continue
+            triples.append(tuple(t))
+        for s, p, o in triples:
+            if isinstance(s, Literal) or not isinstance(p, URIRef):
+                continue                   # not an RDF triple (SPARQL 1.0 10.2: such triples are dropped)
+            self.dq.append((s, p, o, ta))
+
+    def _skolem(self, label: str, qidx: int, names: tuple, vals: tuple, ta: int, tw: int):
+        """The Skolem term of blank node ``label`` for one solution (note A13c) -- the single call site of the
+        oracle's function ``asp.epsparql.skolem`` (used when it exists)."""
+        items = [(str(x), n3(v)) for x, v in zip(names, vals) if v is not None]
+        return _oracle_skolem()(label, items, ta, tw)
+
+    def _non_stratified(self, node: _Node, vals: tuple, ta: int) -> None:
+        row = {str(x): n3(v) for x, v in zip(node.names, vals) if v is not None}
+        raise NonStratifiedError(
+            f"non-stratified: at tick {self.T} the {node.label} row {row} [{ta},{self.T}] was emitted as "
+            "unmatched, but an occurrence derived by a CONSTRUCT rule at the same tick gives it a partner; "
+            "the Q-closure has no unique stable model (note A13d)")
+
+
+@lru_cache(maxsize=1)
+def _oracle_skolem():
+    """The oracle's Skolem function (one definition for both evaluators, note A13c)."""
+    from asp.epsparql import skolem
+
+    return skolem
+
+
+def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:
+    """Can a template triple (compiled parts) produce an occurrence matching the leaf pattern ``tp``?"""
+    for part, t in zip(tmpl, (tp.s, tp.p, tp.o)):
+        if part[0] == "c" and not isinstance(t, Variable) and part[1] != canonical_term(t):
+            return False
+    return True
+
+
+def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
+    """The parse-level switch ``optional_filter`` (note A8, E5): ``semantics.epsparql.translate.apply_options``,
+    exactly as the oracle applies it (the AST as given when the parser slice is absent)."""
+    try:
+        from semantics.epsparql.translate import apply_options  # type: ignore
+    except ImportError:
+        return qs
+    return apply_options(qs, options)
