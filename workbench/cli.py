@@ -9,8 +9,10 @@
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab verify
 
-Languages: ``cel`` and ``etalis`` (ETALIS rule files in the ``.event`` syntax; streams as JSON Lines
-or ETALIS ``.stream`` files; ``--set policy=chronological`` etc. select a consumption policy).
+Languages: ``cel``, ``etalis`` (ETALIS rule files in the ``.event`` syntax; streams as JSON Lines
+or ETALIS ``.stream`` files; ``--set policy=chronological`` etc. select a consumption policy) and
+``epsparql`` (EP-SPARQL query files; streams as TriG or the line format ``<s> <p> <o> T1 T2 .``;
+``--set optional_end=strict`` etc. set the switches one by one).
 
 Bad input (a query or stream that does not parse, an unknown language, a bad ``--set``, a query
 the engine or oracle refuses) prints
@@ -133,7 +135,7 @@ def _fmt(lang: Any, r: Any) -> str:
 
 # ----------------------------------------------------------------------------- run
 @app.command()
-def run(lang: str = typer.Argument(..., help="language name: cel or etalis"),
+def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsparql"),
         query: Path = typer.Argument(..., help="query file in the language's concrete syntax "
                                      "(ETALIS: a .event rule file)"),
         stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON Lines "
@@ -191,7 +193,7 @@ def run(lang: str = typer.Argument(..., help="language name: cel or etalis"),
 
 # ----------------------------------------------------------------------------- compare
 @app.command()
-def compare(lang: str = typer.Argument(..., help="language name: cel or etalis"),
+def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or epsparql"),
             query: Path = typer.Argument(..., help="query file"),
             stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON "
                                           "Lines or an ETALIS .stream file)"),
@@ -321,7 +323,7 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
 
 # ----------------------------------------------------------------------------- papers-check
 @app.command("papers-check")
-def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (cel, etalis), a case "
+def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (cel, etalis, epsparql), a case "
                                                        "file name (figure1, etalis/note5) or a "
                                                        "path; default all"),
                  json_out: bool = typer.Option(False, "--json", help="print one JSON object"),

@@ -54,9 +54,11 @@ class Language:
             ``result_end``); ``simplify(query_text, lang)`` (shrinking candidates); ``render``;
             ``result_from_json``; ``parse_unchecked``; ``with_strategy``; ``paper`` (citation);
             ``stream_from_json(items, name)`` (a stream from event JSON objects, for reproducers);
+            ``stream_to_json(stream) -> list of dicts`` (reproducers; default ``event.to_json()``);
             ``event_row(event) -> (time, type, attrs dict)`` (the Spark streams table);
             ``drop_events(stream, indices)`` (shrinking); ``paper_stream(value, file)``,
             ``pattern_query(rules, head, pattern)``, ``project_results(results, head)`` and
+            ``paper_expected(items, file)`` (expected results in a compact notation -> canonical JSON) and
             ``provenance_legend`` (papers-check layouts and table, see :mod:`workbench.papers`).
     """
 
@@ -85,7 +87,7 @@ def register(name: str, factory: Callable[[], Language]) -> None:
 
 
 #: The built-in languages, in the order the CLI lists and runs them (independent of import order).
-BUILTINS = ("cel", "etalis")
+BUILTINS = ("cel", "etalis", "epsparql")
 
 
 def names() -> list[str]:
@@ -118,3 +120,4 @@ def _load_builtins() -> None:
     _loaded = True
     from workbench import cel_language  # noqa: F401  (registers "cel")
     from workbench import etalis_language  # noqa: F401  (registers "etalis")
+    from workbench import epsparql_language  # noqa: F401  (registers "epsparql")

@@ -33,6 +33,9 @@ Accepted file layouts (one JSON object per file; all keys besides the ones named
 Streams of languages with an ``extra["paper_stream"](value, file)`` hook are read by it (ETALIS:
 inline JSON Lines objects, a ``.jsonl``/``.stream`` file, or the compact ``"a@1 b(2)@3-5"``).
 
+Languages with an ``extra["paper_expected"](items, file)`` hook may state expected results in a compact
+notation that the hook turns into the canonical form (EP-SPARQL: ``{"map": {...}, "at": [start, end]}``).
+
 Expected results are in the language's canonical JSON form (CEL: sorted position lists; ETALIS:
 ``[atom, start, end]``).
 """
@@ -271,6 +274,13 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
                 out.append(PaperCase(name=name, query=query, expected=exp, **common))
     if not out:
         raise PaperFileError("no cases ('formulas' with 'expected', or 'cases')", file)
+    expand = _lang_hook(lang, "paper_expected")
+    if expand is not None:   # a compact notation for expected results (EP-SPARQL)
+        for c in out:
+            try:
+                c.expected = expand(c.expected, file)
+            except (TypeError, ValueError, KeyError) as e:
+                raise PaperFileError(f"{c.name}: bad expected results: {e}", file) from None
     return out
 
 

@@ -19,6 +19,10 @@ For ETALIS, :func:`etalis_simplifications` drops a statement (an event rule, a s
 rule's ``event_rule_window``, replaces a binary pattern by one operand, ``not(n).[p2, p3]`` by
 ``p2 seq p3`` or a delimiter, and drops a ``where`` or a window: one step at a time, biggest cuts
 first.
+
+For EP-SPARQL, :func:`epsparql_simplifications` drops a query (a CONSTRUCT rule or a SELECT), replaces
+a binary operator by an operand, drops a FILTER or an optional operator's ``F``, or drops a triple
+pattern from a block.
 """
 from __future__ import annotations
 
@@ -265,3 +269,72 @@ def etalis_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
             for b in _etalis_pattern_variants(st.body):
                 yield from emit(stmts[:i] + [A.EventRule(st.head, b, st.label, st.properties)]
                                 + stmts[i + 1:])
+
+
+# ----------------------------------------------------------------------------- EP-SPARQL query sets
+def _epsparql_pattern_variants(p: Any) -> Iterator[Any]:
+    """Patterns with one node replaced by something strictly smaller (biggest cuts first): a binary
+    operator by one operand, a FILTER by its pattern, an optional operator's ``F`` dropped, a triples
+    block of several patterns by one of them."""
+    from dataclasses import replace
+
+    from semantics.epsparql import ast as A
+
+    if isinstance(p, A.BGP):
+        if len(p.triples) > 1:
+            for i in range(len(p.triples)):
+                yield A.BGP(p.triples[:i] + p.triples[i + 1:])
+        return
+    if isinstance(p, A.Filter):
+        yield p.pattern
+        for x in _epsparql_pattern_variants(p.pattern):
+            yield A.Filter(p.expr, x)
+        return
+    if isinstance(p, (A.Extend, A.Project)):
+        for x in _epsparql_pattern_variants(p.pattern):
+            yield replace(p, pattern=x)
+        return
+    kids = A.children(p)
+    for k in kids:
+        yield k
+    if getattr(p, "expr", None) is not None:
+        yield replace(p, expr=None)
+    fields = ("optional", "mandatory") if isinstance(p, A.SeqRightJoin) else ("left", "right")
+    for f in fields:
+        for x in _epsparql_pattern_variants(getattr(p, f)):
+            yield replace(p, **{f: x})
+
+
+def epsparql_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
+    """Strictly simpler EP-SPARQL query sets than ``query_text`` (rendered as text), biggest cuts first.
+
+    Drops a query (a CONSTRUCT rule or a SELECT); then, per query, replaces its WHERE by a strictly
+    smaller pattern (:func:`_epsparql_pattern_variants`: a binary operator by an operand, a FILTER by its
+    pattern, an optional operator's ``F`` dropped, a triple pattern dropped from a block). Candidates
+    without concrete syntax are skipped; the shrinker skips those that do not parse (e.g. a projected
+    variable no longer in scope).
+    """
+    from dataclasses import replace
+
+    from semantics.epsparql import ast as A
+    from semantics.epsparql.parser import parse, render
+
+    qs = parse(query_text)
+    queries = list(qs.queries)
+    seen = {render(qs)}
+
+    def emit(new: list) -> Iterator[str]:
+        try:
+            s = render(A.QuerySet(tuple(new), qs.prefixes))
+        except ValueError:
+            return
+        if s not in seen:
+            seen.add(s)
+            yield s
+
+    if len(queries) > 1:
+        for i in range(len(queries)):
+            yield from emit(queries[:i] + queries[i + 1:])
+    for i, q in enumerate(queries):
+        for w in _epsparql_pattern_variants(q.where):
+            yield from emit(queries[:i] + [replace(q, where=w)] + queries[i + 1:])

@@ -141,7 +141,11 @@ class _FaultyEvaluator:
         return out + self.held
 
 
-def _stream_json(stream: Any) -> list[dict]:
+def _stream_json(stream: Any, lang: Any = None) -> list[dict]:
+    """Events as JSON objects: the language's ``extra["stream_to_json"]`` hook, else ``event.to_json()``."""
+    hook = getattr(lang, "extra", {}).get("stream_to_json") if lang is not None else None
+    if hook is not None:
+        return hook(stream)
     return [e.to_json() for e in stream]
 
 
@@ -194,11 +198,11 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
         rep = compare(lang, query, stream, options, _limits(limits_kw))
     except InputError as e:
         row.update(verdict="undecided", undecided=f"{type(e).__name__}: {e}",
-                   stream=_stream_json(stream), options=options_to_json(options))
+                   stream=_stream_json(stream, lang), options=options_to_json(options))
         return row
     except Exception as e:  # compare catches evaluator errors; anything else is a bug too
         row.update(verdict="disagree", problems=[f"{type(e).__name__}: {e}"],
-                   stream=_stream_json(stream), options=options_to_json(options))
+                   stream=_stream_json(stream, lang), options=options_to_json(options))
         return row
     tj = lang.result_to_json
     row.update(verdict=rep.verdict, oracle_seconds=rep.oracle_seconds,
@@ -206,7 +210,7 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
                engine_count=rep.engine_count)
     if rep.verdict != "agree":
         row.update(
-            stream=_stream_json(stream), options=options_to_json(options),
+            stream=_stream_json(stream, lang), options=options_to_json(options),
             undecided=rep.undecided, problems=rep.problems, engine_path=rep.engine_path,
             oracle_results=None if rep.oracle_results is None
             else sort_json(tj(r) for r in rep.oracle_results),
@@ -452,7 +456,7 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
     budget = shrink_s if verdict == "disagree" else min(shrink_s, 10.0)
     checks = 400 if verdict == "disagree" else 10
     shrunk = shrink(lang, row["query"], stream, fails, max_checks=checks, deadline_s=budget)
-    shrunk_json: dict[str, Any] = {"query": shrunk.query, "stream": _stream_json(shrunk.stream),
+    shrunk_json: dict[str, Any] = {"query": shrunk.query, "stream": _stream_json(shrunk.stream, lang),
                                    "checks": shrunk.checks, "steps": shrunk.steps}
     try:
         rep = compare(lang, lang.parse(shrunk.query), shrunk.stream, options, limits)

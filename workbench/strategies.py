@@ -36,6 +36,12 @@ interval-stamped inputs); hypothesis wrappers :func:`etalis_programs`, :func:`et
 :class:`EtalisStrategies`. A drawn program may still fail to parse (e.g. an unsafe head variable) or
 be refused by the oracle/engine; callers redraw (``workbench.etalis_language._random_case``) or
 ``assume`` it away.
+
+EP-SPARQL (note epsparql.md): :func:`gen_epsparql_pattern`, :func:`gen_epsparql_query` (query texts with
+explicit braces, every operator, FILTERs on values / BOUND / the time functions, occasionally a CONSTRUCT
+feeding the SELECT), :func:`gen_epsparql_stream` (occurrence lists, times 0..8, mostly points); hypothesis
+wrappers :func:`epsparql_queries`, :func:`epsparql_streams`, :func:`epsparql_options`,
+:func:`epsparql_cases`; Spark entry :func:`random_epsparql_case`; bundle :class:`EpsparqlStrategies`.
 """
 from __future__ import annotations
 
@@ -56,7 +62,10 @@ __all__ = ["Chooser", "HypothesisChooser", "RandomChooser", "gen_flat_stream", "
            "cel_streams", "cel_cases", "cel_options", "random_cel_case", "CelStrategies",
            "VAR_POOL", "TYPE_ALPHABETS", "gen_etalis_pattern", "gen_etalis_program",
            "gen_etalis_stream", "etalis_programs", "etalis_streams", "etalis_options", "etalis_cases",
-           "random_etalis_case", "EtalisStrategies", "ETALIS_ATOMS", "ETALIS_OPS"]
+           "random_etalis_case", "EtalisStrategies", "ETALIS_ATOMS", "ETALIS_OPS",
+           "gen_epsparql_pattern", "gen_epsparql_query", "gen_epsparql_stream", "epsparql_queries",
+           "epsparql_streams", "epsparql_cases", "epsparql_options", "random_epsparql_case",
+           "EpsparqlStrategies", "EPSPARQL_OPS"]
 
 
 # ================================================================ the chooser protocol
@@ -610,3 +619,198 @@ class EtalisStrategies:
     @staticmethod
     def render(query: Any) -> str:
         return str(query) if not isinstance(query, str) else query
+
+
+# ================================================================ EP-SPARQL
+#: Subjects, predicates and objects of generated EP-SPARQL cases (``PREFIX : <http://example.org/>``).
+EPSPARQL_SUBJECTS: tuple[str, ...] = ("a", "b", "c")
+EPSPARQL_PREDICATES: tuple[str, ...] = ("p", "q", "r")
+EPSPARQL_VALUES: tuple[int, ...] = (0, 1, 2)
+#: The binary graph operators (juxtaposition = Join), simpler first.
+EPSPARQL_OPS: tuple[str, ...] = ("JOIN", "SEQ", "UNION", "OPTIONAL", "EQUALS", "OPTIONALSEQ",
+                                 "EQUALSOPTIONAL")
+_EPSPARQL_PREFIX = "PREFIX : <http://example.org/>\n"
+_EPSPARQL_VARS = ("?x", "?y", "?z")
+#: Predicate written by generated CONSTRUCT rules (never read by their own WHERE: the closure stays finite).
+EPSPARQL_DERIVED = "d"
+
+
+def _epsparql_triple(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
+    s = ch.choice(["?s", "?s", ":" + ch.choice(EPSPARQL_SUBJECTS)])
+    p = ":" + ch.choice(list(preds))
+    o = ch.choice(list(_EPSPARQL_VARS) + [str(ch.choice(EPSPARQL_VALUES))])
+    vs = {v for v in (s, o) if v.startswith("?")}
+    return f"{s} {p} {o}", vs
+
+
+def _epsparql_filter(ch: Chooser, vs: Sequence[str]) -> str:
+    """A FILTER expression over the variables ``vs`` and the group's interval (boundary constants)."""
+    k = ch.integer(0, 4)
+    kinds = ["dur", "dur_le", "start", "end", "bound", "notbound"] + (["val", "val2", "or"] if vs else [])
+    kind = ch.choice(kinds)
+    if kind == "dur":
+        return f"getDURATION() < {k}"
+    if kind == "dur_le":
+        return f"getDURATION() <= {k}"
+    if kind == "start":
+        return f"getSTARTTIME() >= {ch.integer(0, 8)}"
+    if kind == "end":
+        return f"getENDTIME() < {ch.integer(0, 8)}"
+    pool = list(vs) or list(_EPSPARQL_VARS)
+    v = ch.choice(pool)
+    if kind == "bound":
+        return f"BOUND({v})"
+    if kind == "notbound":
+        return f"!BOUND({v})"
+    if kind == "val":
+        return f"{v} {ch.choice(['<', '=', '!=', '>='])} {ch.choice(EPSPARQL_VALUES)}"
+    if kind == "val2":
+        return f"{v} {ch.choice(['<', '=', '!='])} {ch.choice(pool)}"
+    return f"{v} = {ch.choice(EPSPARQL_VALUES)} || getDURATION() > {k}"
+
+
+def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQL_PREDICATES,
+                         p_filter: float = 0.25) -> tuple[str, set[str]]:
+    """A random group graph pattern (text with explicit braces) and the variables it mentions.
+
+    Leaves are triples blocks of 1 (mostly) or 2 patterns ``?s|:a :p ?x|?y|?z|0..2``; inner nodes one of
+    :data:`EPSPARQL_OPS` (Join as juxtaposition); an optional operand sometimes carries a FILTER (its ``F``),
+    any group sometimes a group-level FILTER (values, ``BOUND``, ``getDURATION()``/``getSTARTTIME()``/
+    ``getENDTIME()`` against small boundary constants). ``depth`` bounds the operator nesting.
+    """
+    if depth <= 0 or ch.boolean(0.3):
+        n = 2 if ch.boolean(0.3) else 1
+        tps, vs = [], set()
+        for _ in range(n):
+            t, v = _epsparql_triple(ch, preds)
+            tps.append(t)
+            vs |= v
+        body = " . ".join(tps)
+    else:
+        op = ch.choice(EPSPARQL_OPS)
+        left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter)
+        right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter)
+        vs = lv | rv
+        if op in ("OPTIONAL", "EQUALSOPTIONAL") and ch.boolean(0.3):
+            right = "{ " + right + f" FILTER ({_epsparql_filter(ch, sorted(vs))}) }}"
+        if op == "OPTIONALSEQ" and ch.boolean(0.3):
+            left = "{ " + left + f" FILTER ({_epsparql_filter(ch, sorted(vs))}) }}"
+        body = f"{left} {right}" if op == "JOIN" else f"{left} {op} {right}"
+    if ch.boolean(p_filter):
+        body += f" FILTER ({_epsparql_filter(ch, sorted(vs))})"
+    return "{ " + body + " }", vs
+
+
+def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 0.15,
+                       p_filter: float = 0.25) -> str:
+    """A random EP-SPARQL query file (text): a SELECT over 3 subjects, 3 predicates and small integer
+    objects, with operators nested to depth ``1..max_depth``; with probability ``p_construct`` first a
+    CONSTRUCT rule deriving ``?s :d ?v`` (from a pattern over the stream predicates) whose triples the
+    SELECT may read (the closure is finite: no rule reads ``:d``). Projection: ``*`` or a non-empty subset
+    of the pattern's variables. The text may still be refused (e.g. a SELECT without variables); callers
+    redraw."""
+    parts = [_EPSPARQL_PREFIX]
+    preds: Sequence[str] = EPSPARQL_PREDICATES
+    if ch.boolean(p_construct):
+        where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), EPSPARQL_PREDICATES, p_filter)
+        subj = "?s" if "?s" in vs else ":" + ch.choice(EPSPARQL_SUBJECTS)
+        obj = ch.choice(sorted(vs)) if vs else str(ch.choice(EPSPARQL_VALUES))
+        parts.append(f"CONSTRUCT {{ {subj} :{EPSPARQL_DERIVED} {obj} }} WHERE {where}\n")
+        preds = tuple(EPSPARQL_PREDICATES) + (EPSPARQL_DERIVED,)
+    where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter)
+    if not vs or ch.boolean(0.4):
+        head = "*"
+    else:
+        pool = sorted(vs)
+        head = " ".join(v for v in pool if ch.boolean(0.6)) or pool[0]
+    parts.append(f"SELECT {head} WHERE {where}\n")
+    return "".join(parts)
+
+
+def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
+                        durations: Sequence[int] = (0, 0, 0, 0, 1, 2)) -> list[Any]:
+    """A random triple stream: ``length`` occurrences ``:s :p v`` (``v`` mostly an integer 0..2, sometimes a
+    subject IRI), start in ``0..max_time``, end = start + a duration from ``durations`` (mostly points),
+    ordered by end (stable); duplicates (same triple, same interval) are one occurrence (note A19), so the
+    stream may be shorter than ``length``."""
+    from semantics.epsparql.streams import read_line_stream
+
+    occ = []
+    for i in range(length):
+        s = ch.choice(EPSPARQL_SUBJECTS)
+        p = ch.choice(EPSPARQL_PREDICATES)
+        o = (str(ch.choice(EPSPARQL_VALUES)) if not ch.boolean(0.1)
+             else f"<http://example.org/{ch.choice(EPSPARQL_SUBJECTS)}>")
+        t = ch.integer(0, max_time)
+        e = t + ch.choice(list(durations))
+        occ.append((e, i, f"<http://example.org/{s}> <http://example.org/{p}> {o} {t} {e} ."))
+    occ.sort(key=lambda x: (x[0], x[1]))
+    return read_line_stream("".join(x[2] + "\n" for x in occ), "<generated>")
+
+
+@st.composite
+def _epsparql_queries(draw, kw):
+    return gen_epsparql_query(HypothesisChooser(draw), **kw)
+
+
+@st.composite
+def _epsparql_streams(draw, min_len, max_len, kw):
+    ch = HypothesisChooser(draw)
+    return gen_epsparql_stream(ch, ch.integer(min_len, max_len), **kw)
+
+
+def epsparql_queries(**kw: Any) -> st.SearchStrategy[str]:
+    """Hypothesis strategy of EP-SPARQL query texts; keywords as :func:`gen_epsparql_query`."""
+    return _epsparql_queries(kw)
+
+
+def epsparql_streams(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchStrategy[list]:
+    """Hypothesis strategy of EP-SPARQL streams (:func:`gen_epsparql_stream`)."""
+    return _epsparql_streams(min_len, max_len, kw)
+
+
+def epsparql_cases(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchStrategy[tuple]:
+    """Hypothesis strategy of ``(query_text, stream)`` pairs."""
+    return st.tuples(epsparql_queries(**kw), epsparql_streams(min_len, max_len))
+
+
+def epsparql_options() -> st.SearchStrategy[Any]:
+    """Hypothesis strategy of :class:`semantics.epsparql.options.Options` (every switch)."""
+    import typing
+
+    from semantics.epsparql.options import Options
+
+    hints = typing.get_type_hints(Options)
+    kw = {n: st.sampled_from(list(typing.get_args(tp))) for n, tp in hints.items()
+          if typing.get_origin(tp) is typing.Literal}
+    return st.builds(Options, **kw)
+
+
+def random_epsparql_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, list]:
+    """Spark fuzzing entry: ``(query_text, stream)`` drawn by the same generators as
+    :func:`epsparql_queries` / :func:`epsparql_streams`, from a seeded ``random.Random``."""
+    ch = RandomChooser(rng)
+    text = gen_epsparql_query(ch, **kw)
+    return text, gen_epsparql_stream(ch, length)
+
+
+class EpsparqlStrategies:
+    """The registry's strategy bundle for EP-SPARQL. ``queries()`` draws query texts (parse them with the
+    language's ``parse``)."""
+
+    def queries(self, **kw: Any) -> st.SearchStrategy[str]:
+        return epsparql_queries(**kw)
+
+    def streams(self, min_len: int = 0, max_len: int = 8) -> st.SearchStrategy[list]:
+        return epsparql_streams(min_len, max_len)
+
+    def options(self) -> st.SearchStrategy[Any]:
+        return epsparql_options()
+
+    @staticmethod
+    def render(query: Any) -> str:
+        if isinstance(query, str):
+            return query
+        from semantics.epsparql.parser import render
+
+        return render(query)
