@@ -65,8 +65,22 @@ Encoding (note 9.1)
   operator the result is the **unique stable model**: clingo is asked for two models, and 0 or 2+ raise
   :class:`ModelError` naming the CONSTRUCT queries with non-monotone operators (A13d).  An infinite closure
   (arithmetic in templates, A13e) runs into :class:`asp.oracle.Limits` and gives :class:`Undecided`.
-* **Not in this slice**: background knowledge / RDFS (note A14) -- ``oracle`` takes no background.
-  ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``semantics.epsparql.translate.
+* **Background knowledge and RDFS** (note A14, 9.1), ``oracle(..., background=Background(graph, ontology))``:
+  (i) the triples of the static graph G and the ontology O are ``stat(S,P,O).`` facts, closed in
+  ``epsparql.lp`` under rdfs2 (domain), rdfs3 (range; resource objects only), rdfs5/rdfs7 (subPropertyOf),
+  rdfs9/rdfs11 (subClassOf), no axiomatic triples.  Static triples are **timeless**: in a BGP each triple
+  pattern (per_triple: each block) is matched either by a temporal occurrence ``eocc`` or by a static triple
+  ``stat`` (one rule per choice), and the hull ``min``/``max`` ranges over the temporal matches only.
+  (ii) Stream entailment: ``eocc`` is ``occ`` (input and CONSTRUCT-derived occurrences) closed under
+  rdfs2/3/7/9 with the static schema; an entailed occurrence inherits the interval.  Entailed occurrences are
+  not ``Derived`` results (only CONSTRUCT instantiations are).  (iii) A row with no temporal match carries the
+  sentinel interval ``tl,tl`` (a constant: no interval).  Join: a timeless side joins and the other side's
+  interval is kept (both timeless: timeless); Filter/Extend/Union/Project pass timeless rows on, the time
+  functions being an *error* on them; the operands of SEQ, EQUALS, OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL drop
+  timeless rows (guards ``A!=tl``: no result, no partner, no padded row), and so do SELECT results and
+  CONSTRUCT solutions.  (iv) Schema triples (``rdfs:subClassOf/subPropertyOf/domain/range``) in the stream
+  raise :class:`UnsupportedError`.  With ``background=None`` the program is exactly the plain one.
+* ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``semantics.epsparql.translate.
   apply_options(qs, options)`` is applied when that module exists; otherwise the AST is taken as given.
 
 Results: ``Row(query_index, mapping, start, end, count)`` per projected SELECT row (index among the SELECT
@@ -83,12 +97,12 @@ import time
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 import clingo
-from rdflib import XSD, BNode, Literal, URIRef
+from rdflib import RDF, RDFS, XSD, BNode, Literal, URIRef
 from rdflib.term import Node, Variable
 from rdflib.util import from_n3
 
@@ -96,8 +110,8 @@ from asp.oracle import (LimitExceeded, Limits, OracleResult, Solver, Undecided, 
                         isolated)
 from semantics.epsparql import ast as A
 from semantics.epsparql.options import Options
-from semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, n3
-from semantics.epsparql.streams import Occurrence
+from semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, canonical_term, n3
+from semantics.epsparql.streams import Background, Occurrence
 
 LP_FILE = Path(__file__).with_name("epsparql.lp")
 
@@ -110,8 +124,8 @@ def _fixed_program() -> str:
 
 
 class UnsupportedError(ValueError):
-    """The query set or stream uses something the oracle does not encode (xsd:double/float, background
-    knowledge, blank nodes in patterns, an empty BGP (A20), a re-bound ``AS`` variable, bad intervals)."""
+    """The query set or stream uses something the oracle does not encode (xsd:double/float, schema triples in
+    the stream under a background (A14 iv), blank nodes in patterns, an empty BGP (A20), a re-bound ``AS`` variable, bad intervals)."""
 
 
 class ModelError(RuntimeError):
@@ -436,8 +450,9 @@ def _comment(s: str) -> str:
 
 
 class _Compiler:
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, background: bool = False) -> None:
         self.o = options
+        self.bg = background   # A14: patterns match eocc (temporal) or stat (timeless, interval tl,tl)
         self.lines: list[str] = []
         self.n_node = 0
         self.n_expr = 0
@@ -453,6 +468,10 @@ class _Compiler:
 
     def X(self, v: Variable) -> str:
         return f"X{self.vi(v)}"
+
+    def temporal(self, *ts: str) -> list[str]:
+        """Guards ``T!=tl`` (A14 iii: timeless rows are dropped at this operand) -- only with background."""
+        return [f"{t}!=tl" for t in ts] if self.bg else []
 
     def const(self, t: Node, where: str) -> str:
         if isinstance(t, BNode):
@@ -558,9 +577,15 @@ class _Compiler:
             l, lv = self.node(p.left)
             r, rv = self.node(p.right)
             L, R, out, cmps = self.merge(p.left, lv, p.right, rv)
-            body = [f"s({l},{_tup(L)},A1,W1)", f"s({r},{_tup(R)},A2,W2)"] + cmps
+            body = [f"s({l},{_tup(L)},A1,W1)", f"s({r},{_tup(R)},A2,W2)"] + cmps + self.temporal("A1", "A2")
             if isinstance(p, A.Join):
                 self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}.")
+                if self.bg:  # a timeless side takes part in the join but not in the hull (A14 i, iii)
+                    lt, rt = f"s({l},{_tup(L)},tl,tl)", f"s({r},{_tup(R)},tl,tl)"
+                    tail = "".join(", " + c for c in cmps)
+                    self.emit(f"s({n},{_tup(out)},A1,W1) :- s({l},{_tup(L)},A1,W1), {rt}{tail}, A1!=tl.")
+                    self.emit(f"s({n},{_tup(out)},A2,W2) :- {lt}, s({r},{_tup(R)},A2,W2){tail}, A2!=tl.")
+                    self.emit(f"s({n},{_tup(out)},tl,tl) :- {lt}, {rt}{tail}.")
             elif isinstance(p, A.SeqJoin):
                 self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}, "
                           "W1<A2.")
@@ -630,7 +655,8 @@ class _Compiler:
             m, mv = self.node(mp)
             # the combination is r' ⋈ r (optional first): its mapping and hull are symmetric
             Ot, Mt, out, cmps = self.merge(op_, ov, mp, mv)
-            body = [f"s({oc},{_tup(Ot)},A1,W1)", f"s({m},{_tup(Mt)},A2,W2)"] + cmps + ["W1<A2"]
+            body = [f"s({oc},{_tup(Ot)},A1,W1)", f"s({m},{_tup(Mt)},A2,W2)"] + cmps + ["W1<A2"] + \
+                self.temporal("A1", "A2")
             ta, tw = _min("A1", "A2"), _max("W1", "W2")
             mkey = f"{_tup(Mt)},A2,W2"
             fint = ("TA", "TW") if o.srj_filter_interval == "combined" else ("A2", "W2")
@@ -639,7 +665,7 @@ class _Compiler:
             m, mv = self.node(mp)
             oc, ov = self.node(op_)
             Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
-            body = [f"s({m},{_tup(Mt)},A2,W2)", f"s({oc},{_tup(Ot)},A1,W1)"] + cmps
+            body = [f"s({m},{_tup(Mt)},A2,W2)", f"s({oc},{_tup(Ot)},A1,W1)"] + cmps + self.temporal("A1", "A2")
             if isinstance(p, A.LeftJoin):
                 body.append("W1<=W2" if o.optional_end == "le" else "W1<W2")
                 ta, tw = _min("A1", "A2"), _max("W1", "W2")
@@ -665,7 +691,8 @@ class _Compiler:
             self.emit(f"blk({n},{mkey}) :- {B}, tru({e},r({out_t},{fint[0]},{fint[1]})).")
         Mx = _tup([self.X(v) for v in mv])
         pad = _tup([self.X(v) if v in mv else "unb" for v in vs])
-        self.emit(f"s({n},{pad},A2,W2) :- s({m},{Mx},A2,W2), not blk({n},{Mx},A2,W2).")
+        guard = "".join(", " + g for g in self.temporal("A2"))
+        self.emit(f"s({n},{pad},A2,W2) :- s({m},{Mx},A2,W2), not blk({n},{Mx},A2,W2){guard}.")
 
     def bgp(self, n: int, p: A.BGP, vs: list[Variable]) -> None:
         if not p.triples:
@@ -681,25 +708,35 @@ class _Compiler:
         else:
             blocks = list(_partitions(list(range(len(trip)))))
         for part in blocks:
-            body, reps = [], []
-            for b, blk in enumerate(part):
-                first = trip[blk[0]]
-                if len(blk) == 1:
-                    body.append(f"occ({first[0]},{first[1]},{first[2]},A{b},W{b})")
-                    reps.append(first)
-                    continue
-                body.append(f"occ(S{b},P{b},O{b},A{b},W{b})")
-                reps.append((f"S{b}", f"P{b}", f"O{b}"))
-                for i in blk:  # every pattern of the block instantiates to the block's one occurrence
-                    for sv, tv in zip(reps[-1], trip[i]):
-                        body.append(f"{tv}={sv}")
-            if self.o.bgp_mode == "per_triple":  # distinct blocks: distinct instantiated triples
-                for b1, b2 in combinations(range(len(part)), 2):
-                    body.append(f"{_tup(list(reps[b1]))}!={_tup(list(reps[b2]))}")
-            ta, tw = "A0", "W0"
-            for b in range(1, len(part)):
-                ta, tw = _min(ta, f"A{b}"), _max(tw, f"W{b}")
-            self.emit(f"s({n},{head_v},{ta},{tw}) :- {', '.join(body)}.")
+            # A14 i: with background, each block is matched by a temporal occurrence (eocc: the stream and its
+            # RDFS entailments) or by a timeless static triple (stat); the hull is over the temporal blocks only
+            sources = list(product((True, False), repeat=len(part))) if self.bg else [(True,) * len(part)]
+            for temporal in sources:
+                body, reps = [], []
+                for b, blk in enumerate(part):
+                    first = trip[blk[0]]
+                    pred = ("eocc" if self.bg else "occ") if temporal[b] else "stat"
+                    tail = f",A{b},W{b}" if temporal[b] else ""
+                    if len(blk) == 1:
+                        body.append(f"{pred}({first[0]},{first[1]},{first[2]}{tail})")
+                        reps.append(first)
+                        continue
+                    body.append(f"{pred}(S{b},P{b},O{b}{tail})")
+                    reps.append((f"S{b}", f"P{b}", f"O{b}"))
+                    for i in blk:  # every pattern of the block instantiates to the block's one occurrence
+                        for sv, tv in zip(reps[-1], trip[i]):
+                            body.append(f"{tv}={sv}")
+                if self.o.bgp_mode == "per_triple":  # distinct blocks: distinct instantiated triples
+                    for b1, b2 in combinations(range(len(part)), 2):
+                        body.append(f"{_tup(list(reps[b1]))}!={_tup(list(reps[b2]))}")
+                tb = [b for b in range(len(part)) if temporal[b]]
+                if tb:
+                    ta, tw = f"A{tb[0]}", f"W{tb[0]}"
+                    for b in tb[1:]:
+                        ta, tw = _min(ta, f"A{b}"), _max(tw, f"W{b}")
+                else:
+                    ta, tw = "tl", "tl"   # only static matches: a timeless row (A14 iii)
+                self.emit(f"s({n},{head_v},{ta},{tw}) :- {', '.join(body)}.")
 
     # ---- queries
     def select(self, qi: int, q: A.Select) -> list[Variable]:
@@ -709,7 +746,8 @@ class _Compiler:
         Vp = _tup([self.X(v) for v in proj])
         V = _tup([self.X(v) for v in rv])
         self.emit(f"% SELECT {qi}")
-        self.emit(f"ans({qi},{Vp},A,W) :- s({root},{V},A,W).")
+        guard = "".join(", " + g for g in self.temporal("A"))  # A14 iii: a timeless row is no result
+        self.emit(f"ans({qi},{Vp},A,W) :- s({root},{V},A,W){guard}.")
         if self.o.output == "bag":
             self.emit(f"mult({qi},{Vp},A,W,N) :- ans({qi},{Vp},A,W), N=#count{{{V}: s({root},{V},A,W)}}.")
         return proj
@@ -722,7 +760,7 @@ class _Compiler:
         if self.o.construct_unbound == "drop_solution" and not tvars <= set(rv):
             return  # some template variable is never bound: no solution contributes (note 3.6)
         for tp in q.template:
-            body = [f"s({root},{V},A,W)"]
+            body = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
             need = tvars if self.o.construct_unbound == "drop_solution" else \
                 {t for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
             if not need <= set(rv):
@@ -755,9 +793,11 @@ def _query_name(i: int, q: A.Query) -> str:
     return f"query {i + 1} ({kind}{name}{where})"
 
 
-def compile_queryset(qs: A.QuerySet, options: Options = Options()) -> tuple[str, list[list[Variable]], dict]:
-    """The query-specific ASP text, the projection of each SELECT, and the compile-time term table."""
-    c = _Compiler(options)
+def compile_queryset(qs: A.QuerySet, options: Options = Options(),
+                     background: bool = False) -> tuple[str, list[list[Variable]], dict]:
+    """The query-specific ASP text, the projection of each SELECT, and the compile-time term table.
+    ``background``: compile for timeless static triples and RDFS stream entailment (note A14)."""
+    c = _Compiler(options, background)
     c.emit(f"errors({options.filter_errors}).")
     projections = []
     si = 0
@@ -793,6 +833,37 @@ def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> 
     return "\n".join(out) + ("\n" if out else ""), seen
 
 
+_RDFS_NAMES = {"type": RDF.type, "subClassOf": RDFS.subClassOf, "subPropertyOf": RDFS.subPropertyOf,
+               "domain": RDFS.domain, "range": RDFS.range}
+SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
+
+
+def background_facts(background: Background, terms: Optional[dict] = None) -> str:
+    """``stat(S,P,O).`` per triple of the static graph and the ontology (canonical terms; the RDFS closure is
+    computed by ``epsparql.lp``), the ``rdfs/2`` names and the copy rule ``eocc :- occ`` (note A14)."""
+    out = [f"rdfs({k},{asp_string(n3(v))})." for k, v in _RDFS_NAMES.items()]
+    out.append("eocc(S,P,O,A,W) :- occ(S,P,O,A,W).")
+    seen = set()
+    for g in (background.graph, background.ontology):
+        if g is None:
+            continue
+        for tr in g:
+            try:
+                tr = tuple(canonical_term(t) for t in tr)
+            except ValueError as e:
+                raise UnsupportedError(f"background: {e}") from None
+            for t in tr:
+                _check_term(t, "background")
+            key = tuple(n3(t) for t in tr)
+            if terms is not None:
+                for t, k in zip(tr, key):
+                    terms.setdefault(k, t)
+            if key not in seen:
+                seen.add(key)
+                out.append(f"stat({','.join(asp_string(k) for k in key)}).")
+    return "\n".join(out) + "\n"
+
+
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
     try:
         from semantics.epsparql.translate import apply_options  # type: ignore
@@ -806,9 +877,9 @@ def _str(sym: clingo.Symbol) -> str:
 
 
 def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Options(),
-           limits: Limits = Limits()) -> OracleResult | Undecided:
-    """The results of ``qs`` on ``stream`` (see the module docstring).  No background knowledge (note A14) in
-    this slice.
+           limits: Limits = Limits(), background: Optional[Background] = None) -> OracleResult | Undecided:
+    """The results of ``qs`` on ``stream`` (see the module docstring), with the timeless background knowledge
+    ``background`` (note A14; None: no background, the plain semantics).
 
     Returns:
         ``OracleResult(frozenset of Row and Derived, stats)`` or :class:`Undecided`.
@@ -818,8 +889,15 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
         ModelError: recursion through an optional operator without a unique stable model (A13d).
     """
     qs = _apply_options(qs, options)
-    text, projections, terms = compile_queryset(qs, options)
+    text, projections, terms = compile_queryset(qs, options, background is not None)
+    if background is not None:
+        for oc in stream:
+            if oc.p in SCHEMA_PREDICATES:
+                raise UnsupportedError(f"occurrence at position {oc.position}: schema triple ({oc.p.n3()}) in the "
+                                       "stream; schema triples are timeless background knowledge (note A14 iv)")
     facts, inputs = stream_facts(stream, terms)
+    if background is not None:
+        facts += background_facts(background, terms)
     program = _fixed_program() + "\n" + text
 
     def job():

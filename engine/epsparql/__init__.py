@@ -5,19 +5,23 @@ binarized goal stores under the declarative set semantics (no consumption, note 
 list[Result]`` (the results of the ticks the occurrence closes), ``close() -> list[Result]``, ``run(occs)``,
 ``path`` and ``stats()``.  Results are :class:`semantics.epsparql.results.Row` (SELECT queries) and
 :class:`semantics.epsparql.results.Derived` (occurrences added by CONSTRUCT rules); every result is emitted
-exactly once, when the tick at which it ends closes.
+exactly once, when the tick at which it ends closes.  ``evaluator(qs, options, background=Background(...))``
+adds timeless background knowledge and RDFS entailment (note A14; see :mod:`engine.epsparql.evaluate`).
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from semantics.epsparql import ast as A
 from semantics.epsparql.options import Options
+from semantics.epsparql.streams import Background
 
 from engine.epsparql.evaluate import Evaluator, NonStratifiedError, UnsupportedError
 
 __all__ = ["Evaluator", "NonStratifiedError", "UnsupportedError", "evaluator"]
 
 
-def evaluator(qs: A.QuerySet, options: Options = Options()) -> Evaluator:
+def evaluator(qs: A.QuerySet, options: Options = Options(), background: Optional[Background] = None) -> Evaluator:
     """The incremental evaluator of the query set ``qs`` under ``options`` (every switch of
     :class:`semantics.epsparql.options.Options` is honoured; ``optional_filter`` through the parser's
     ``translate.apply_options`` when present).
@@ -28,4 +32,4 @@ def evaluator(qs: A.QuerySet, options: Options = Options()) -> Evaluator:
     """
     if isinstance(qs, (A.Select, A.Construct)):
         qs = A.QuerySet((qs,))
-    return Evaluator(qs, options)
+    return Evaluator(qs, options, background)

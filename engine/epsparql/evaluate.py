@@ -45,8 +45,22 @@ Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``e
   rows, P7).  Longer rows are never produced; Join/SeqJoin stores drop rows that can no longer join within
   the bound (swept once per window length).  Without such filters every occurrence is retained (note 9.3).
 
-Filters are three-valued with exact arithmetic (:mod:`engine.epsparql.expr`).  RDFS/background knowledge is
-not implemented (:class:`UnsupportedError`).
+* **Background knowledge and RDFS** (note A14, 9.2 point 7; ``background=Background(graph, ontology)``).  (i) The
+  RDFS closure of G u O (:func:`rdfs_closure`: rdfs2, rdfs3 on resource objects, rdfs5/7, rdfs9/11; no axiomatic
+  triples) is materialised once; its triples are **timeless**.  Every node has a set ``static`` of *timeless
+  rows* (rows with no temporal match, hence no interval), computed once at build time, children first: a leaf's
+  are the static triples it matches; Join joins them (static x static) and keeps them indexed by join key, so a
+  temporal row arriving on one side also joins the other side's timeless rows and keeps its own ``t_alpha``
+  (the hull ignores timeless matches); Filter/Extend/Union/Project map them pointwise, the time functions being
+  an error on them (``ta is None``); a per_triple BGP searches the static triples next to the history.  (iii)
+  The operands of SEQ/EQUALS/OPTIONAL/OPTIONALSEQ/EQUALSOPTIONAL never see timeless rows (``static`` is empty
+  there and they only ``receive`` temporal rows), and timeless rows never reach SELECT/CONSTRUCT sinks.  (ii)
+  Every input or CONSTRUCT-derived occurrence is fed together with its entailments under rdfs2/3/7/9 with the
+  static schema, same interval, before the operators see it (entailments are not ``Derived`` results).  (iv)
+  Schema triples in the stream raise :class:`UnsupportedError`.  The oracle (``asp/epsparql.py``) encodes the
+  same semantics with the sentinel interval ``tl``.
+
+Filters are three-valued with exact arithmetic (:mod:`engine.epsparql.expr`).
 """
 from __future__ import annotations
 
@@ -55,13 +69,13 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Callable, Iterable, Optional
 
-from rdflib import Literal
+from rdflib import RDF, RDFS, Literal
 from rdflib.term import BNode, URIRef, Variable
 
 from semantics.epsparql import ast as A
 from semantics.epsparql.options import Options
 from semantics.epsparql.results import Derived, Result, Row, canonical_term, n3
-from semantics.epsparql.streams import Occurrence
+from semantics.epsparql.streams import Background, Occurrence
 
 from engine.epsparql.expr import Compiler, to_term
 
@@ -138,6 +152,12 @@ class _Node:
         self.rank = (0, 0)
         self.seen: set = set()
         self.tick: Optional[int] = None
+        self.static: frozenset = frozenset()  # timeless rows (note A14 iii): only static matches, no interval
+
+    def compute_static(self) -> frozenset:
+        """The node's timeless rows from its children's (computed once, children first).  Default: none -- the
+        operands of SEQ/EQUALS/OPTIONAL/OPTIONALSEQ/EQUALSOPTIONAL drop timeless rows (A14 iii)."""
+        return frozenset()
 
     def new_tick(self) -> None:
         if self.seen:
@@ -256,6 +276,10 @@ class _Leaf(_Node):
         self.pred = None if isinstance(tp.p, Variable) else canonical_term(tp.p)
         self.tp = tp
 
+    def compute_static(self):
+        trs = self.ev.stat_all if self.pred is None else self.ev.stat_by_pred.get(self.pred, ())
+        return frozenset(v for v in (self.match(*t) for t in trs) if v is not None)
+
 
 class _Join(_Node):
     kind = "Join"
@@ -265,17 +289,38 @@ class _Join(_Node):
         self._setup_binary(l, r, lc, rc)
         self.st = (_Store(), _Store())
         self.swept = None
+        self.sidx: tuple = ({}, {})   # the children's timeless rows by join key
+
+    def compute_static(self):
+        l, r = self.children
+        compat, build = self.compat, self.build
+        for side, (c, key) in enumerate(((l, self.keyL), (r, self.keyR))):
+            for v in c.static:
+                self.sidx[side].setdefault(key(v), []).append(v)
+        out = set()
+        for k, lvs in self.sidx[0].items():
+            for rv in self.sidx[1].get(k, ()):
+                for lv in lvs:
+                    if compat is None or compat(lv, rv):
+                        out.add(build(lv, rv))
+        return frozenset(out)
 
     def receive(self, side, vals, ta):
         T = self.ev.T
         k = self.keyL(vals) if side == 0 else self.keyR(vals)
         self.st[side].add(k, vals, ta, T)
+        compat, build, emit = self.compat, self.build, self.emit
+        sv = self.sidx[1 - side].get(k)
+        if sv:   # timeless partners: in the join, not in the hull (A14 i)
+            for ov in sv:
+                l, r = (vals, ov) if side == 0 else (ov, vals)
+                if compat is None or compat(l, r):
+                    emit(build(l, r), ta)
         ob = self.st[1 - side].d.get(k)
         if not ob:
             return
         rows, tws = ob
         lo = bisect_left(tws, T - self.lim) if self.lim is not None else 0
-        compat, build, emit = self.compat, self.build, self.emit
         for j in range(lo, len(rows)):
             ov, ota = rows[j]
             l, r = (vals, ov) if side == 0 else (ov, vals)
@@ -370,6 +415,10 @@ class _Union(_Node):
     def __init__(self, ev, names, l, r, lc, rc) -> None:
         super().__init__(ev, names, "Union")
         self._setup_binary(l, r, lc, rc)
+
+    def compute_static(self):
+        l, r = self.children
+        return frozenset({self.padL(v) for v in l.static} | {self.padR(v) for v in r.static})
 
     def receive(self, side, vals, ta):
         self.emit(self.padL(vals) if side == 0 else self.padR(vals), ta)
@@ -564,6 +613,9 @@ class _Filter(_Node):
         self.test = test
         self.bound = bound
 
+    def compute_static(self):
+        return frozenset(v for v in self.children[0].static if self.test(v, None, None))
+
     def receive(self, side, vals, ta):
         if self.test(vals, ta, self.ev.T):
             self.emit(vals, ta)
@@ -579,6 +631,9 @@ class _Extend(_Node):
         spec = [("l", c.names.index(x)) if x in c.names else ("r", 0) for x in names]
         self.build = _build_fn(spec)
 
+    def compute_static(self):
+        return frozenset(self.build(v, (self.fn(v, None, None),)) for v in self.children[0].static)
+
     def receive(self, side, vals, ta):
         x = self.fn(vals, ta, self.ev.T)
         self.emit(self.build(vals, (x,)), ta)
@@ -591,6 +646,9 @@ class _Project(_Node):
         super().__init__(ev, names, "Project")
         self.children = [c]
         self.proj = _key_fn(c.names.index(x) for x in names)
+
+    def compute_static(self):
+        return frozenset(self.proj(v) for v in self.children[0].static)
 
     def receive(self, side, vals, ta):
         self.emit(self.proj(vals), ta)
@@ -634,23 +692,41 @@ class _BGPTriple(_Node):
             rest = [j for j in range(len(self.tps)) if j != i]
             self._search(rest, b, {(s, p, o): (ta, T)}, ta)
 
-    def _search(self, rest, b, choice, lo) -> None:
+    def compute_static(self):
+        """Timeless rows: every pattern matched by a static triple (same triple, same static source)."""
+        self._static_out = set()
+        self._search(list(range(len(self.tps))), {}, {}, None, True)
+        out, self._static_out = frozenset(self._static_out), None
+        return out
+
+    def _search(self, rest, b, choice, lo, static_only=False) -> None:
         if not rest:
-            self.emit(tuple(b.get(x) for x in self.names), lo)
+            vals = tuple(b.get(x) for x in self.names)
+            if lo is None:
+                self._static_out.add(vals)
+            else:
+                self.emit(vals, lo)
             return
         tp = self.tps[rest[0]]
         pred = tp[1] if not isinstance(tp[1], Variable) else b.get(tp[1])
-        occs = self.ev.occ_by_pred.get(pred, ()) if pred is not None else self.ev.occ_all
-        for (s2, p2, o2, a2, w2) in occs:
-            b2 = self._unify(tp, (s2, p2, o2), b)
-            if b2 is None:
-                continue
-            t = (s2, p2, o2)
-            c = choice.get(t)
-            if c is not None and c != (a2, w2):
-                continue
-            ch2 = choice if c is not None else {**choice, t: (a2, w2)}
-            self._search(rest[1:], b2, ch2, lo if lo < a2 else a2)
+        ev = self.ev
+        srcs = [ev.stat_by_pred.get(pred, ()) if pred is not None else ev.stat_all]   # timeless: (s, p, o)
+        if not static_only:
+            srcs.append(ev.occ_by_pred.get(pred, ()) if pred is not None else ev.occ_all)
+        for occs in srcs:
+            for rec in occs:
+                s2, p2, o2 = rec[0], rec[1], rec[2]
+                a2, w2 = (rec[3], rec[4]) if len(rec) == 5 else (None, None)
+                b2 = self._unify(tp, (s2, p2, o2), b)
+                if b2 is None:
+                    continue
+                t = (s2, p2, o2)
+                c = choice.get(t)
+                if c is not None and c != (a2, w2):
+                    continue
+                ch2 = choice if c is not None else {**choice, t: (a2, w2)}
+                lo2 = lo if a2 is None or (lo is not None and lo < a2) else a2
+                self._search(rest[1:], b2, ch2, lo2, static_only)
 
 
 # ------------------------------------------------------------------------------------------------ evaluator
@@ -660,10 +736,13 @@ class Evaluator:
     path = ("epsparql/edbc-set: binarized goal stores indexed by join key and end time, no consumption, "
             "bottom-up per-tick delta fixpoint with CONSTRUCT feedback, emission at tick close")
 
-    def __init__(self, qs: A.QuerySet, options: Options = Options()) -> None:
+    def __init__(self, qs: A.QuerySet, options: Options = Options(),
+                 background: Optional[Background] = None) -> None:
         if not isinstance(options, Options):
             raise TypeError(f"options must be semantics.epsparql.options.Options, got {type(options).__name__}")
         self.o = options
+        self.background = background
+        self._load_background(background)
         self.qs = qs = _apply_options(qs, options)
         self.cx = Compiler(options.tick_seconds, options.filter_errors == "error_is_false")
         self.nodes: list[_Node] = []
@@ -693,6 +772,8 @@ class Evaluator:
             else:
                 raise TypeError(f"not a query: {q!r}")
         self.n_selects = qi
+        for n in self.nodes:      # children before parents (post-order ids)
+            n.static = n.compute_static()
         self._limits()
         self._ranks()
         # state
@@ -709,6 +790,66 @@ class Evaluator:
         self.n_rows = 0
         self.n_results = 0
         self.n_ticks = 0
+
+    # ---------------------------------------------------------------- background (note A14)
+    def _load_background(self, bg: Optional[Background]) -> None:
+        """The RDFS closure of G u O (rdfs2/3/5/7/9/11, no axiomatic triples) as timeless static triples, and the
+        static schema used for stream entailment (rdfs2/3/7/9)."""
+        self.stat_by_pred: dict = defaultdict(list)
+        self.stat_all: list = []
+        self.spo: dict = {}
+        self.sco: dict = {}
+        self.dom: dict = {}
+        self.rng: dict = {}
+        self.fed: set = set()
+        if bg is None:
+            return
+        trs = set()
+        for g in (bg.graph, bg.ontology):
+            if g is not None:
+                for tr in g:
+                    try:
+                        trs.add(tuple(canonical_term(t) for t in tr))
+                    except ValueError as e:
+                        raise UnsupportedError(f"background: {e}") from None
+        closure = rdfs_closure(trs)
+        for tr in sorted(closure, key=lambda t: tuple(_n3(x) for x in t)):
+            self.stat_by_pred[tr[1]].append(tr)
+            self.stat_all.append(tr)
+        for name, d in ((RDFS.subPropertyOf, self.spo), (RDFS.subClassOf, self.sco), (RDFS.domain, self.dom),
+                        (RDFS.range, self.rng)):
+            for x, _, y in self.stat_by_pred.get(name, ()):
+                d.setdefault(x, set()).add(y)
+
+    def _entailed(self, s, p, o) -> set:
+        """``{(s,p,o)}`` closed under rdfs2/3/7/9 with the static schema (A14 ii)."""
+        out = {(s, p, o)}
+        work = [(s, p, o)]
+        while work:
+            s1, p1, o1 = work.pop()
+            new = [(s1, q, o1) for q in self.spo.get(p1, ())]
+            if p1 == RDF.type:
+                new += [(s1, RDF.type, d) for d in self.sco.get(o1, ())]
+            new += [(s1, RDF.type, c) for c in self.dom.get(p1, ())]
+            if not isinstance(o1, Literal):
+                new += [(o1, RDF.type, c) for c in self.rng.get(p1, ())]
+            for t in new:
+                if t not in out:
+                    out.add(t)
+                    work.append(t)
+        return out
+
+    def _ingest(self, s, p, o, ta) -> None:
+        """Feed an occurrence (input or derived) and, with background, its RDFS entailments (same interval)."""
+        if self.background is None:
+            self._feed(s, p, o, ta)
+            return
+        fed = self.fed
+        for t in self._entailed(s, p, o):
+            k = (t[0], t[1], t[2], ta)
+            if k not in fed:
+                fed.add(k)
+                self._feed(t[0], t[1], t[2], ta)
 
     # ---------------------------------------------------------------- build
     def _build(self, p: A.Pattern) -> _Node:
@@ -857,12 +998,24 @@ class Evaluator:
             for tmpl in sink[2]:
                 for lf in leaves:
                     tps = [lf.tp] if isinstance(lf, _Leaf) else [A.TriplePattern(*t) for t in lf.tps]
-                    if any(_may_match(tmpl, tp) for tp in tps):
+                    if any(self._may_feed(tmpl, tp) for tp in tps):
                         g.add_edge(root.id, lf.id)
         cond = nx.condensation(g)
         order = {c: i for i, c in enumerate(nx.topological_sort(cond))}
         for n in self.nodes:
             n.rank = (order[cond.graph["mapping"][n.id]], n.id)
+
+    def _may_feed(self, tmpl: tuple, tp: A.TriplePattern) -> bool:
+        """Can a template triple produce an occurrence matching ``tp``, also through its RDFS entailments (A14
+        ii; conservative: then only the predicate is compared)?"""
+        if self.background is None:
+            return _may_match(tmpl, tp)
+        if tmpl[1][0] != "c" or isinstance(tp.p, Variable):
+            return True
+        preds = {p for (_, p, _) in self._entailed(URIRef("urn:x:s"), tmpl[1][1], URIRef("urn:x:o"))}
+        if RDF.type in preds:
+            return True   # a type triple: its class may have superclasses (rdfs9)
+        return canonical_term(tp.p) in preds
 
     # ---------------------------------------------------------------- API
     def push(self, occ: Occurrence) -> list[Result]:
@@ -872,6 +1025,9 @@ class Evaluator:
         s, e = int(occ.start), int(occ.end)
         if e < s:
             raise ValueError(f"occurrence {occ}: end {e} < start {s} (note A2)")
+        if self.background is not None and occ.p in SCHEMA_PREDICATES:
+            raise UnsupportedError(f"occurrence {occ}: schema triple in the stream; schema triples are timeless "
+                                   "background knowledge (note A14 iv)")
         out: list[Result] = []
         if self.T is not None and e < self.T:
             raise ValueError(f"occurrence {occ} arrives out of order (end {e} < current tick {self.T}); "
@@ -911,6 +1067,7 @@ class Evaluator:
             n.new_tick()
             n.sweep(T)
         self.occ_seen = seen = set()
+        self.fed = set()
         fresh = []
         for occ in self.buf:
             k = (_canon(occ.s), _canon(occ.p), _canon(occ.o), int(occ.start))
@@ -920,7 +1077,7 @@ class Evaluator:
         self.buf = []
         self.n_occ += len(fresh)
         for s, p, o, ta in fresh:
-            self._feed(s, p, o, ta)
+            self._ingest(s, p, o, ta)
         dq = self.dq
         while True:
             while dq:
@@ -931,7 +1088,7 @@ class Evaluator:
                 s, p, o, ta = k
                 self.n_derived += 1
                 out.append(Derived(_n3(s), _n3(p), _n3(o), ta, T))
-                self._feed(s, p, o, ta)
+                self._ingest(s, p, o, ta)
             if self.pending:
                 n = min(self.pending, key=lambda x: x.rank)
                 self.pending.discard(n)
@@ -1027,6 +1184,49 @@ def _oracle_skolem():
     from asp.epsparql import skolem
 
     return skolem
+
+
+SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
+
+
+def rdfs_closure(triples: Iterable[tuple]) -> set:
+    """The RDFS closure of a set of triples under rdfs2 (domain), rdfs3 (range, resource objects only), rdfs5,
+    rdfs7 (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i).  Naive fixpoint."""
+    out = set(triples)
+    while True:
+        spo, sco, dom, rng, by_p = {}, {}, {}, {}, defaultdict(list)
+        for tr in out:
+            s, p, o = tr
+            by_p[p].append(tr)
+            if p == RDFS.subPropertyOf:
+                spo.setdefault(s, set()).add(o)
+            elif p == RDFS.subClassOf:
+                sco.setdefault(s, set()).add(o)
+            elif p == RDFS.domain:
+                dom.setdefault(s, set()).add(o)
+            elif p == RDFS.range:
+                rng.setdefault(s, set()).add(o)
+        new = set()
+        for s, p, o in out:
+            for q in spo.get(p, ()):
+                new.add((s, q, o))                                   # rdfs7
+            for c in dom.get(p, ()):
+                new.add((s, RDF.type, c))                            # rdfs2
+            if not isinstance(o, Literal):
+                for c in rng.get(p, ()):
+                    new.add((o, RDF.type, c))                        # rdfs3
+            if p == RDF.type:
+                for d in sco.get(o, ()):
+                    new.add((s, RDF.type, d))                        # rdfs9
+            if p == RDFS.subClassOf:
+                for e in sco.get(o, ()):
+                    new.add((s, RDFS.subClassOf, e))                 # rdfs11
+            if p == RDFS.subPropertyOf:
+                for r in spo.get(o, ()):
+                    new.add((s, RDFS.subPropertyOf, r))              # rdfs5
+        if new <= out:
+            return out
+        out |= new
 
 
 def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:

@@ -278,12 +278,13 @@ class Compiler:
             return lambda v, a, w: c
         if isinstance(e, A.TimeFn):
             n = e.name.upper()
+            # a timeless row (note A14 iii: only static matches) has no interval: ``a is None``, an error
             if n == "DURATION":
-                return lambda v, a, w: w - a
+                return lambda v, a, w: ERR if a is None else w - a
             if n == "STARTTIME":
-                return lambda v, a, w: a
+                return lambda v, a, w: ERR if a is None else a
             if n == "ENDTIME":
-                return lambda v, a, w: w
+                return lambda v, a, w: ERR if w is None else w
             raise ValueError(f"unknown time function get{e.name}()")
         if isinstance(e, A.Arith):
             lf, rf, op = self.value_fn(e.left, names), self.value_fn(e.right, names), e.op
