@@ -271,3 +271,38 @@ def test_spark_fuzz_epsparql(tmp_path):
         assert r.exit_code in (0, 1), r.output
     finally:
         spark.stop()
+
+
+def test_cli_background_and_ontology(tmp_path):
+    """E13 through the CLI: --ontology makes the subclass chain entail the stream's types (note A14); a language
+    without background knowledge rejects the option; a bad Turtle file is bad input."""
+    from typer.testing import CliRunner
+
+    from workbench.cli import app
+
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    (tmp_path / "o.ttl").write_text(
+        "@prefix : <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        ":Rosaceae rdfs:subClassOf :Magnoliophyta . :Magnoliophyta rdfs:subClassOf :Tracheobionta .\n"
+        ":Fungi rdfs:subClassOf :Eukaryota .\n")
+    (tmp_path / "q.rq").write_text("PREFIX : <http://example.org/>\nSELECT ?x WHERE { ?x a :Tracheobionta }\n")
+    (tmp_path / "s.nt").write_text(
+        f"<http://example.org/plant1> {rdf_type} <http://example.org/Rosaceae> 1 .\n"
+        f"<http://example.org/plant2> {rdf_type} <http://example.org/Fungi> 2 .\n"
+        f"<http://example.org/plant3> {rdf_type} <http://example.org/Tracheobionta> 3 .\n")
+    runner = CliRunner()
+    args = ["compare", "epsparql", str(tmp_path / "q.rq"), str(tmp_path / "s.nt"), "--json"]
+    res = runner.invoke(app, args + ["--ontology", str(tmp_path / "o.ttl")])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output.strip().splitlines()[-1])
+    assert out["agree"] and out["oracle_count"] == 2          # plant1 (entailed) and plant3
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0 and json.loads(res.output.strip().splitlines()[-1])["oracle_count"] == 1
+    (tmp_path / "bad.ttl").write_text("this is not turtle\n")
+    res = runner.invoke(app, args + ["--ontology", str(tmp_path / "bad.ttl")])
+    assert res.exit_code == 2 and "bad.ttl" in res.output
+    (tmp_path / "r.event").write_text("d <- a seq b.\n")
+    (tmp_path / "s.jsonl").write_text('{"type": "a", "time": 1}\n')
+    res = runner.invoke(app, ["run", "etalis", str(tmp_path / "r.event"), str(tmp_path / "s.jsonl"),
+                              "--ontology", str(tmp_path / "o.ttl")])
+    assert res.exit_code == 2 and "takes no --background" in res.output

@@ -113,6 +113,17 @@ def _limits(timeout: Optional[float]) -> Any:
     return default_limits(time_s=timeout)
 
 
+def _with_background(lang: Any, q: Any, background: Optional[Path], ontology: Optional[Path]) -> Any:
+    """Attach ``--background``/``--ontology`` Turtle files to the query (languages with a static knowledge base,
+    e.g. EP-SPARQL note A14); a language without one rejects them as bad input."""
+    if background is None and ontology is None:
+        return q
+    hook = lang.extra.get("with_background")
+    if hook is None:
+        raise _bad_input(f"ceplab: {lang.name} takes no --background/--ontology")
+    return hook(q, background, ontology)
+
+
 def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, str, Any, Any]:
     from workbench.compare import options_from_kv
 
@@ -145,6 +156,9 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
                                     "(default)"),
         sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE (repeatable)"),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
+        background: Optional[Path] = typer.Option(None, "--background", help="static graph (Turtle; "
+                                                  "EP-SPARQL background knowledge, timeless)"),
+        ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; EP-SPARQL)"),
         json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Evaluate a query on a stream with the oracle or the engine."""
     from workbench.compare import run_engine, run_oracle, sort_json
@@ -154,6 +168,7 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
     L = _lang(lang)
     try:
         q, text, s, options = _load(L, query, stream, sets)
+        q = _with_background(L, q, background, ontology)
         if oracle:
             results, undecided, secs, stats = run_oracle(L, q, s, options, _limits(timeout))
             path = "clingo oracle"
@@ -199,6 +214,10 @@ def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or 
                                           "Lines or an ETALIS .stream file)"),
             sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
+            background: Optional[Path] = typer.Option(None, "--background", help="static graph (Turtle; "
+                                                      "EP-SPARQL background knowledge, timeless)"),
+            ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; "
+                                                    "EP-SPARQL)"),
             peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the "
                                                "same input and compare it with the oracle (etalis: the real "
                                                "ETALIS, needs ETALIS_HOME and swipl)"),
@@ -213,6 +232,7 @@ def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or 
     peer_res = None
     try:
         q, _text, s, options = _load(L, query, stream, sets)
+        q = _with_background(L, q, background, ontology)
         rep = do_compare(L, q, s, options, _limits(timeout))
         if peer is not None:
             try:

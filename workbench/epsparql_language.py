@@ -26,6 +26,7 @@ Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
 from __future__ import annotations
 
+import dataclasses
 import bisect
 import json
 import random
@@ -60,6 +61,8 @@ def _parse_file(path: Any) -> Any:
 def _render(query: Any) -> str:
     from semantics.epsparql.parser import render
 
+    query, _ = _unwrap(query)
+
     return render(query)
 
 
@@ -68,11 +71,44 @@ def _is_unsupported(e: BaseException) -> bool:
     return type(e).__name__ == "UnsupportedError" and not isinstance(e, InputError)
 
 
+@dataclasses.dataclass(frozen=True)
+class WithBackground:
+    """A query set together with its timeless background knowledge (note A14): what ``ceplab run/compare
+    --background G.ttl --ontology O.ttl`` evaluate.  ``qs``: the parsed :class:`QuerySet`; ``background``: a
+    :class:`semantics.epsparql.streams.Background`."""
+    qs: Any
+    background: Any
+
+    def __str__(self) -> str:
+        return str(self.qs)
+
+
+def with_background(query: Any, graph_path: Any = None, ontology_path: Any = None) -> Any:
+    """``query`` with the static graph and RDFS ontology read from Turtle files (either may be None).
+
+    Raises:
+        semantics.errors.StreamError: a file that cannot be read or parsed (file and line named).
+    """
+    from semantics.epsparql.streams import read_background
+
+    if graph_path is None and ontology_path is None:
+        return query
+    qs = query.qs if isinstance(query, WithBackground) else query
+    return WithBackground(qs, read_background(graph_path, ontology_path))
+
+
+def _unwrap(query: Any) -> tuple[Any, Any]:
+    if isinstance(query, WithBackground):
+        return query.qs, query.background
+    return query, None
+
+
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
     from asp.epsparql import ModelError, oracle
 
+    query, bg = _unwrap(query)
     try:
-        return oracle(query, list(stream), options, limits)
+        return oracle(query, list(stream), options, limits, background=bg)
     except ModelError as e:
         raise UnsupportedError(f"no unique model: {e.args[0] if e.args else e}") from None
     except InputError:
@@ -86,8 +122,9 @@ def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
 def _evaluator(query: Any, options: Options) -> Any:
     from engine.epsparql import evaluator
 
+    query, bg = _unwrap(query)
     try:
-        return evaluator(query, options)
+        return evaluator(query, options, background=bg)
     except InputError:
         raise
     except ValueError as e:   # the engine's UnsupportedError, ill-formed time literals (A15)
@@ -371,6 +408,7 @@ _LANG = Language(
         "drop_events": drop_events,
         "paper_stream": paper_stream,
         "paper_expected": paper_expected,
+        "with_background": with_background,
         "project_results": project_results,
         "paper": PAPER,
         "provenance_legend": "N = stated by the note epsparql.md 5 (clingo-confirmed there), "
