@@ -87,9 +87,9 @@ def test_background_files():
     assert not set(o.subjects(RDFS.domain, None)) & {E.EU.hasStockPrice, E.EU.downratedBy, E.EU.hasAcquired}
     # the subclass closure reaches FinancialInstrument, which no static triple states directly
     assert (None, RDF.type, E.EU.FinancialInstrument) not in g
-    # the background query waiting for background= support parses, and asks for the background
-    pending = (E.QUERY_DIR / "eu_instrument_drop.rq.pending").read_text(encoding="utf-8")
-    assert E.needs_background(pending) and parse(pending).queries
+    # the background query parses, and asks for the background
+    bgq = (E.QUERY_DIR / "eu_instrument_drop.rq").read_text(encoding="utf-8")
+    assert E.needs_background(bgq) and parse(bgq).queries
 
 
 def test_cases_shape():
@@ -186,8 +186,6 @@ def test_rise_idioms_differ_as_note_a12_says():
 @pytest.mark.skipif(not HAS_BACKGROUND, reason="oracle/evaluator take no background= yet")
 def test_background_query_uses_the_subclass_hierarchy():
     path = E.QUERY_DIR / "eu_instrument_drop.rq"
-    if not path.exists():
-        pytest.skip("background query not bundled yet (eu_instrument_drop.rq.pending)")
     _, want, got = _run(path)
     rows = {r for r in want if isinstance(r, Row)}
     assert rows and set(got) == set(want)

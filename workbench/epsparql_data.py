@@ -161,8 +161,8 @@ def real_cases(include_background: bool = False) -> list[tuple[str, str, list[Oc
     Same record shape as :func:`workbench.etalis_data.real_cases`.  A file that needs the background
     knowledge (:func:`needs_background`) is left out unless ``include_background`` is true: the record has no
     slot for it, so only a caller that passes :func:`background` to the oracle/evaluator should ask for it.
-    (``eu_instrument_drop.rq.pending`` is such a query, kept out of the ``*.rq`` glob until the oracle and the
-    engine take ``background=``.)
+    (``eu_instrument_drop.rq`` is such a query; the registered language's ``parse`` attaches the background to
+    a query text with a ``# background: eustock`` line, so ``ceplab verify`` asks for it.)
     """
     out = []
     for p in query_files():

@@ -46,16 +46,28 @@ EX = "http://example.org/"
 
 
 # ----------------------------------------------------------------------------- parsing
+def _bundled_background(qs: Any, text: str) -> Any:
+    """A query file with the comment line ``# background: eustock`` (the bundled real-data queries) is evaluated
+    with the bundled index metadata and RDFS ontology (:func:`workbench.epsparql_data.background`)."""
+    from workbench import epsparql_data
+
+    if epsparql_data.needs_background(text):
+        return WithBackground(qs, epsparql_data.background())
+    return qs
+
+
 def _parse(text: str, file: str | None = None) -> Any:
     from semantics.epsparql.parser import parse
 
-    return parse(text, file)
+    return _bundled_background(parse(text, file), text)
 
 
 def _parse_file(path: Any) -> Any:
+    from pathlib import Path
+
     from semantics.epsparql.parser import parse_file
 
-    return parse_file(path)
+    return _bundled_background(parse_file(path), Path(path).read_text(encoding="utf-8"))
 
 
 def _render(query: Any) -> str:
@@ -364,7 +376,7 @@ def _real_cases() -> list:
         from workbench.epsparql_data import real_cases
     except ImportError:
         return []
-    return real_cases()
+    return real_cases(include_background=True)   # parse() attaches the bundled background
 
 
 def _paper_cases() -> list:
