@@ -76,7 +76,8 @@ bounded by the window, not the stream (retained size at the largest n within +25
 smallest; the peak ratio is shown beside it).
 
 ``ceplab bench etalis`` (the ETALIS engine under each consumption policy) lives in
-:mod:`workbench.bench_etalis`; :func:`run` dispatches on the name, and with no name runs both.
+:mod:`workbench.bench_etalis`, ``ceplab bench epsparql`` (the EP-SPARQL engine's triples/s and the oracle's time)
+in :mod:`workbench.bench_epsparql`; :func:`run` dispatches on the name, and with no name runs all of them.
 """
 from __future__ import annotations
 
@@ -112,10 +113,10 @@ THROUGHPUT_W = 100
 STABILITY = 0.25
 CHUNKS = 10
 PEER_QUERIES = ("Q1", "Q2", "Q4")
-BENCH_NAMES = ("cel", "etalis")
+BENCH_NAMES = ("cel", "etalis", "epsparql")
 PEER_NAMES = ("opencep", "etalis")
 #: the peers each benchmark can run (``--peer``); ``etalis`` is in :mod:`workbench.bench_etalis`
-PEERS_OF = {"cel": ("opencep",), "etalis": ("etalis",)}
+PEERS_OF = {"cel": ("opencep",), "etalis": ("etalis",), "epsparql": ()}
 
 
 # ----------------------------------------------------------------------------- grid
@@ -726,8 +727,9 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
     """``ceplab bench [NAME] [--json] [--peer P] [--quick|--full]``: run benchmarks, print them.
 
     Args:
-        name: the benchmark, one of :data:`BENCH_NAMES`: ``cel`` (this module) or ``etalis``
-            (:mod:`workbench.bench_etalis`); None runs all of them, one after the other.
+        name: the benchmark, one of :data:`BENCH_NAMES`: ``cel`` (this module), ``etalis``
+            (:mod:`workbench.bench_etalis`) or ``epsparql`` (:mod:`workbench.bench_epsparql`, no peer); None runs
+            all of them, one after the other.
         json_out: print one JSON object per benchmark run (the report: :func:`bench_cel`'s, or
             :func:`workbench.bench_etalis.bench_etalis`'s), one per line, on stdout instead of tables.
         peer: also run an external engine: ``opencep`` for ``cel`` (needs ``OPENCEP_HOME``, else
@@ -779,6 +781,11 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
             grid_e = BE.make_grid(kind)
             measure = lambda note: BE.bench_etalis(grid_e, seed, p, note)  # noqa: E731
             show = BE.render
+        elif nm == "epsparql":
+            from workbench import bench_epsparql as BS
+            grid_s = BS.make_grid(kind)
+            measure = lambda note: BS.bench_epsparql(grid_s, seed, None, note)  # noqa: E731
+            show = BS.render
         else:
             grid_c = make_grid(kind)
             measure = lambda note: bench_cel(grid_c, seed, p, note)  # noqa: E731

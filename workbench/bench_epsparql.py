@@ -1,0 +1,595 @@
+"""``ceplab bench epsparql``: throughput of the incremental EP-SPARQL engine (``engine.epsparql``), and the clingo
+oracle's time as the stream grows.
+
+Same shape as ``ceplab bench etalis`` (:mod:`workbench.bench_etalis`): seeded, prefix-stable workloads; a timed
+push pass (best of repeats per tenth of the stream, CPU time of this thread); a memory pass (``tracemalloc``);
+oracle rows as the stream grows, with the engine's results compared to the oracle's; a targets table (reported,
+never an exit code).
+
+Streams. Occurrence ``i`` is the triple ``:c{k} :P "v"^^xsd:integer`` with ``k`` uniform in ``0..SUBJECTS-1``,
+``v`` uniform in ``0..VALUES-1`` and ``:P`` uniform over the workload's stream predicates, at the point interval
+``[t, t]`` with ``t = i`` (one occurrence per tick) or ``t = i // 2`` (two per tick), position ``i``. Draws are
+made in stream order from ``random.Random(f"ceplab-bench-epsparql:{seed}:{stream}")`` so the stream of length n
+is a prefix of every longer one (the same seed gives the same occurrences, hence the same result counts).
+
+Workloads (``PREFIX : <http://example.org/>``; ``D`` the duration bound, :data:`DURATION`):
+
+    S2     SELECT ?c WHERE {?c :p ?x} SEQ {?c :p ?y} FILTER(getDURATION() < D)
+    S3     the same with 3 patterns (the issue's target case)
+    S5     the same with 5 patterns
+    S3x2   S3 on a stream with two occurrences per tick
+    NEG    {?c :p ?x} SEQ {?c :p ?y} EQUALSOPTIONAL {{?c :p ?x} SEQ {?c :p ?m} SEQ {?c :p ?y}}
+           FILTER(!BOUND(?m) && getDURATION() < D)          (the note's E5 negation idiom: consecutive prices)
+    CON    CONSTRUCT {?c :q ?y} WHERE {?c :p ?x} SEQ {?c :p ?y} FILTER(?y > ?x && getDURATION() < D)
+           SELECT ?c WHERE {?c :q ?a} SEQ {?c :q ?b} FILTER(?b > ?a && getDURATION() < D)   (a CONSTRUCT chain)
+    S3R    S3 with RDFS: the stream uses :p1 and :p2 (ontology :p2 rdfs:subPropertyOf :p1 rdfs:subPropertyOf :p;
+           the ontology also holds a subclass chain :Sub rdfs:subClassOf :Mid rdfs:subClassOf :Company and the
+           static graph ``:c{k} a :Sub``, which the query does not ask for: they only size the closure).
+    CONR   CON with RDFS: the stream uses :p1/:p2, and the derived :q is a subproperty of :r, which the SELECT asks.
+
+The RDFS workloads need ``background=`` on ``engine.epsparql.evaluator`` (and on ``asp.epsparql.oracle`` for their
+oracle rows), detected with :func:`inspect.signature`; without it their rows say "n/a (no background support)".
+
+Per row (workload, n), with a fresh evaluator per pass:
+
+1. push: ``evaluator.push(occ)`` on every occurrence, occurrences built :data:`BLOCK` at a time just before they
+   are fed, CPU time of this thread per block; repeated ``Grid.repeats(n)`` times, each tenth keeping its fastest
+   time. ``tps`` (triples/s) is n over the sum; ``steady_us`` the median per-triple time over tenths 2..10,
+   ``drift`` late/early.
+2. memory: ``tracemalloc`` while a fresh evaluator is fed the whole stream (occurrences built beforehand):
+   ``peak_kib``, ``retained_kib`` after a full collection; the same pass counts the results (``push`` plus
+   ``close``) and samples ``stats()["stored"]`` every :data:`SAMPLE` triples (``stored``, ``stored_max``).
+
+Oracle rows: ``asp.epsparql.oracle`` on every workload at growing n (limit ``Grid.oracle_seconds``); once a
+workload is undecided its longer streams are skipped. The engine's results on the same stream are compared as
+sets: a mismatch is a disagreement (exit code 1), with a reproducer in the JSON row.
+
+Target (from the issue; reported PASS/MISS, not enforced): >= 20,000 triples/s on a 3-pattern SEQ with a duration
+filter (S3, every n); S3x2 (two triples per tick, so twice the triples in every duration window) is shown beside
+it as information.
+"""
+from __future__ import annotations
+
+import gc
+import inspect
+import os
+import platform
+import random
+import statistics
+import time
+import tracemalloc
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Optional, Sequence
+
+from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace
+
+from semantics.epsparql.options import Options
+from semantics.epsparql.results import canonical_term
+from semantics.epsparql.streams import Background, Occurrence
+
+from workbench.bench import CHUNKS, CPU_CLOCK, SEED, _cpu_clock_cost, _fmt, _jsonable
+
+EX = Namespace("http://example.org/")
+PREFIX = "PREFIX : <http://example.org/>\n"
+SUBJECTS = 4
+VALUES = 100
+DURATION = 10
+BLOCK = 1000
+SAMPLE = 100
+TARGET_TPS = 20_000.0
+TARGET_WORKLOADS = ("S3",)
+#: reported beside the target, as information: the same query with twice the triples in every duration window
+INFO_WORKLOADS = ("S3x2",)
+NO_BACKGROUND = "n/a (no background support)"
+
+_D = f"getDURATION() < {DURATION}"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A benchmark query set and its stream.
+
+    Attributes:
+        name: ``S2``, ``S3``, ...
+        title: one-line description.
+        text: the query set (EP-SPARQL text, with :data:`PREFIX`).
+        preds: the stream predicates (local names in :data:`EX`).
+        per_tick: occurrences per tick (1 or 2).
+        rdfs: whether it needs background knowledge (:func:`background`).
+    """
+
+    name: str
+    title: str
+    text: str
+    preds: tuple[str, ...] = ("p",)
+    per_tick: int = 1
+    rdfs: bool = False
+
+    @property
+    def stream(self) -> str:
+        """The name of the stream (workloads with the same predicates and rate share it)."""
+        return f"{'+'.join(self.preds)}/{self.per_tick}"
+
+
+def _seq(k: int, pred: str = ":p", extra: str = "") -> str:
+    vs = "xyzuvw"[:k] if k <= 6 else [f"x{i}" for i in range(k)]
+    return " SEQ ".join(f"{{ ?c {pred} ?{v}{extra} }}" for v in vs)
+
+
+_S3 = f"SELECT ?c WHERE {_seq(3)} FILTER({_D})"
+_CON = (f"CONSTRUCT {{ ?c :q ?y }} WHERE {{ ?c :p ?x }} SEQ {{ ?c :p ?y }} FILTER(?y > ?x && {_D})\n"
+        f"SELECT ?c WHERE {{ ?c {{Q}} ?a }} SEQ {{ ?c {{Q}} ?b }} FILTER(?b > ?a && {_D})")
+WORKLOADS: dict[str, Workload] = {
+    "S2": Workload("S2", "SEQ of 2 patterns, duration filter", PREFIX + f"SELECT ?c WHERE {_seq(2)} FILTER({_D})"),
+    "S3": Workload("S3", "SEQ of 3 patterns, duration filter", PREFIX + _S3),
+    "S5": Workload("S5", "SEQ of 5 patterns, duration filter", PREFIX + f"SELECT ?c WHERE {_seq(5)} FILTER({_D})"),
+    "S3x2": Workload("S3x2", "S3, two triples per tick", PREFIX + _S3, per_tick=2),
+    "NEG": Workload("NEG", "EQUALSOPTIONAL negation (consecutive values)", PREFIX + (
+        "SELECT ?c ?x ?y WHERE { { ?c :p ?x } SEQ { ?c :p ?y } } EQUALSOPTIONAL "
+        f"{{ {{ ?c :p ?x }} SEQ {{ ?c :p ?m }} SEQ {{ ?c :p ?y }} }} FILTER(!BOUND(?m) && {_D})")),
+    "CON": Workload("CON", "CONSTRUCT chain (derived :q feeds a SEQ)", PREFIX + _CON.replace("{Q}", ":q")),
+    "S3R": Workload("S3R", "S3 with RDFS (the stream uses subproperties of :p)", PREFIX + _S3,
+                    preds=("p1", "p2"), rdfs=True),
+    "CONR": Workload("CONR", "CON with RDFS (subproperties in the stream and on the derived triple)",
+                     PREFIX + _CON.replace("{Q}", ":r"), preds=("p1", "p2"), rdfs=True),
+}
+PLAIN = ("S2", "S3", "S5", "S3x2", "NEG", "CON")
+WITH_RDFS = ("S3R", "CONR")
+
+
+def ontology() -> Graph:
+    """The RDFS ontology of the RDFS workloads: ``:p2 ⊑ :p1 ⊑ :p``, ``:q ⊑ :r``, ``:Sub ⊑ :Mid ⊑ :Company``."""
+    g = Graph()
+    g.add((EX.p2, RDFS.subPropertyOf, EX.p1))
+    g.add((EX.p1, RDFS.subPropertyOf, EX.p))
+    g.add((EX.q, RDFS.subPropertyOf, EX.r))
+    g.add((EX.Sub, RDFS.subClassOf, EX.Mid))
+    g.add((EX.Mid, RDFS.subClassOf, EX.Company))
+    return g
+
+
+def static_graph() -> Graph:
+    """The static data of the RDFS workloads: every subject ``:c{k}`` is a ``:Sub``."""
+    g = Graph()
+    for k in range(SUBJECTS):
+        g.add((EX[f"c{k}"], RDF.type, EX.Sub))
+    return g
+
+
+def background() -> Background:
+    return Background(static_graph(), ontology())
+
+
+def _short(triple) -> str:
+    """``s p o`` with ``:`` for :data:`EX`, ``rdfs:`` and ``a``."""
+    out = []
+    for t in triple:
+        x = str(t)
+        if t == RDF.type:
+            out.append("a")
+        elif x.startswith(str(EX)):
+            out.append(":" + x[len(str(EX)):])
+        elif x.startswith(str(RDFS)):
+            out.append("rdfs:" + x[len(str(RDFS)):])
+        else:
+            out.append(t.n3())
+    return " ".join(out)
+
+
+def background_support() -> dict[str, bool]:
+    """Whether ``engine.epsparql.evaluator`` and ``asp.epsparql.oracle`` accept ``background=``."""
+    out = {}
+    for key, mod, fn in (("engine", "engine.epsparql", "evaluator"), ("oracle", "asp.epsparql", "oracle")):
+        try:
+            f = getattr(__import__(mod, fromlist=[fn]), fn)
+            out[key] = "background" in inspect.signature(f).parameters
+        except (ImportError, AttributeError, ValueError, TypeError):
+            out[key] = False
+    return out
+
+
+# ----------------------------------------------------------------------------- grid
+@dataclass(frozen=True)
+class Grid:
+    """What one run measures.
+
+    Attributes:
+        name: ``quick``, ``default`` or ``full``.
+        cells: the (workload, n) rows.
+        oracle_cases: (workload, stream lengths) per oracle case.
+        oracle_seconds: time limit of one oracle call.
+        repeat_events: the push pass is repeated ``max(2, min(5, repeat_events // n))`` times.
+    """
+
+    name: str
+    cells: tuple[tuple[str, int], ...]
+    oracle_cases: tuple[tuple[str, tuple[int, ...]], ...]
+    oracle_seconds: float = 60.0
+    repeat_events: int = 100_000
+
+    def repeats(self, n: int) -> int:
+        return max(2, min(5, self.repeat_events // max(n, 1)))
+
+
+def make_grid(kind: str = "default") -> Grid:
+    """The grid called ``kind``.
+
+    * ``quick`` (seconds; the tests): every workload at n = 300, 1000; oracle at n = 20, 40 (S5: 20).
+    * ``default`` (a few minutes; S5 at n = 100 may take the oracle its whole minute and come back undecided): n = 10^4,
+      5·10^4; oracle at n = 50, 100, 200 (S5: 25, 50, 100).
+    * ``full``: n = 10^4, 10^5, 10^6; oracle up to n = 1600 (S5: 200).
+
+    Raises:
+        ValueError: unknown kind.
+    """
+    if kind == "quick":
+        ns, on, o5, secs, rep = (300, 1000), (20, 40), (20,), 30.0, 2000
+    elif kind == "default":
+        ns, on, o5, secs, rep = (10_000, 50_000), (50, 100, 200), (25, 50, 100), 60.0, 100_000
+    elif kind == "full":
+        ns, on, o5, secs, rep = ((10_000, 100_000, 1_000_000), (50, 100, 200, 400, 800, 1600), (25, 50, 100, 200),
+                                 120.0, 200_000)
+    else:
+        raise ValueError(f"unknown grid {kind!r}; known: quick, default, full")
+    cells = tuple((wl, n) for wl in WORKLOADS for n in ns)
+    ocases = tuple((wl, o5 if wl == "S5" else on) for wl in WORKLOADS)
+    return Grid(kind, cells, ocases, oracle_seconds=secs, repeat_events=rep)
+
+
+# ----------------------------------------------------------------------------- workload
+_DRAWS: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+
+
+def workload_draws(wl: str, n: int, seed: int = SEED) -> list[tuple[int, int, int]]:
+    """(subject, predicate index, value) of the first ``n`` occurrences of ``wl``'s stream; prefix-stable."""
+    w = WORKLOADS[wl]
+    key = (w.stream, seed)
+    have = _DRAWS.get(key, [])
+    if len(have) < n:
+        rng = random.Random(f"ceplab-bench-epsparql:{seed}:{w.stream}")
+        rnd, k = rng.random, len(w.preds)
+        have = [(int(rnd() * SUBJECTS), int(rnd() * k) if k > 1 else 0, int(rnd() * VALUES)) for _ in range(n)]
+        _DRAWS[key] = have
+    return have[:n] if len(have) > n else have
+
+
+@lru_cache(maxsize=None)
+def _terms(preds: tuple[str, ...]) -> tuple[tuple, tuple, tuple]:
+    subs = tuple(EX[f"c{k}"] for k in range(SUBJECTS))
+    ps = tuple(EX[p] for p in preds)
+    vals = tuple(canonical_term(Literal(str(v), datatype=XSD.integer)) for v in range(VALUES))
+    return subs, ps, vals
+
+
+def make_occurrences(wl: str, draws: Sequence[tuple[int, int, int]], start: int = 0) -> list[Occurrence]:
+    """Fresh occurrences for ``draws``: occurrence ``i = start + j`` at tick ``i // per_tick``, position ``i``."""
+    w = WORKLOADS[wl]
+    subs, ps, vals = _terms(w.preds)
+    pt = w.per_tick
+    return [Occurrence(subs[s], ps[p], vals[v], i // pt, i // pt, i)
+            for i, (s, p, v) in zip(range(start, start + len(draws)), draws)]
+
+
+def workload_stream(wl: str, n: int, seed: int = SEED) -> list[Occurrence]:
+    """The first ``n`` occurrences of workload ``wl``'s stream."""
+    return make_occurrences(wl, workload_draws(wl, n, seed))
+
+
+def blocks(wl: str, draws: Sequence, lo: int = 0, hi: Optional[int] = None):
+    hi = len(draws) if hi is None else hi
+    for a in range(lo, hi, BLOCK):
+        b = min(hi, a + BLOCK)
+        yield make_occurrences(wl, draws[a:b], a)
+
+
+@lru_cache(maxsize=64)
+def parse_workload(wl: str):
+    from semantics.epsparql.parser import parse
+    return parse(WORKLOADS[wl].text)
+
+
+def engine_factory(wl: str) -> Callable[[], Any]:
+    """Zero-argument factory of fresh evaluators (raises ImportError without ``engine.epsparql``; for an RDFS
+    workload, passes ``background=`` and so needs :func:`background_support`)."""
+    from engine.epsparql import evaluator
+    qs = parse_workload(wl)
+    opts = Options()
+    if WORKLOADS[wl].rdfs:
+        bg = background()
+        return lambda: evaluator(qs, opts, background=bg)
+    return lambda: evaluator(qs, opts)
+
+
+# ----------------------------------------------------------------------------- passes
+def _timed_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> tuple[list[float], str]:
+    ev = factory()
+    push = ev.push
+    n = len(draws)
+    bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
+    times = []
+    gc.collect()
+    clock, cost = CPU_CLOCK, _cpu_clock_cost()
+    for i in range(CHUNKS):
+        spent = 0.0
+        for blk in blocks(wl, draws, bounds[i], bounds[i + 1]):
+            t0 = clock()
+            for o in blk:
+                push(o)
+            spent += max(0.0, clock() - t0 - cost)
+        times.append(spent)
+    ev.close()
+    return times, str(getattr(ev, "path", "?"))
+
+
+def push_pass(wl: str, factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
+    """Pass 1: push throughput in triples/s (best of ``repeats`` per tenth of the stream)."""
+    best: Optional[list[float]] = None
+    path = "?"
+    for _ in range(repeats):
+        times, path = _timed_pass(wl, factory, draws)
+        best = times if best is None else [min(a, b) for a, b in zip(best, times)]
+    assert best is not None
+    total = sum(best)
+    n = len(draws)
+    per = [t / max(1, n // CHUNKS) for t in best]
+    early, late = per[1:5], per[5:]
+    drift = None
+    if early and late and statistics.median(early) > 0:
+        drift = statistics.median(late) / statistics.median(early)
+    return {"seconds": total, "tps": n / total if total > 0 else None, "us": total / n * 1e6 if n else None,
+            "chunk_us": [p * 1e6 for p in per], "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None,
+            "drift": drift, "path": path, "repeats": repeats}
+
+
+def memory_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> dict:
+    """Pass 2: tracemalloc peak/retained KiB, result count, stored entries (end and max)."""
+    occs = make_occurrences(wl, draws)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        ev = factory()
+        push, stats = ev.push, ev.stats
+        results = 0
+        stored_max = 0
+        for i, o in enumerate(occs, 1):
+            results += len(push(o))
+            if i % SAMPLE == 0:
+                stored_max = max(stored_max, stats().get("stored") or 0)
+        results += len(ev.close())
+        cur, peak = tracemalloc.get_traced_memory()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    st = ev.stats()
+    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
+            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
+            "engine_stats": _jsonable(st)}
+
+
+def engine_results(factory: Callable[[], Any], occs: Sequence[Occurrence]) -> list:
+    """All results (``push`` on every occurrence, then ``close``) of a fresh evaluator."""
+    ev = factory()
+    out: list = []
+    for o in occs:
+        out.extend(ev.push(o))
+    out.extend(ev.close())
+    return out
+
+
+# ----------------------------------------------------------------------------- oracle
+def reproducer(wl: str, n: int, seed: int) -> str:
+    """Python code recomputing an oracle row (engine vs oracle) from scratch."""
+    bg = ", background=BE.background()" if WORKLOADS[wl].rdfs else ""
+    return ("from workbench import bench_epsparql as BE; from semantics.epsparql.options import Options; "
+            "from asp.epsparql import oracle; from engine.epsparql import evaluator; "
+            f"q = BE.parse_workload({wl!r}); s = BE.workload_stream({wl!r}, {n}, seed={seed}); "
+            f"ours = evaluator(q, Options(){bg}).run(s); theirs = oracle(q, s, Options(){bg}).results; "
+            "print(sorted(map(str, set(ours) ^ set(theirs))))")
+
+
+def oracle_pass(grid: Grid, seed: int, engine_ok: bool, support: dict,
+                note: Callable[[str], None] = lambda s: None) -> list[dict]:
+    """Oracle rows (see the module docstring)."""
+    try:
+        from asp import epsparql as asp_eps
+        from asp.oracle import Limits
+    except ImportError as e:
+        return [{"skipped": f"asp.epsparql is not available ({e})"}]
+    limits = Limits(time_s=grid.oracle_seconds)
+    rows = []
+    for wl, ns in grid.oracle_cases:
+        rdfs = WORKLOADS[wl].rdfs
+        given_up: Optional[str] = None
+        for n in ns:
+            row: dict[str, Any] = {"workload": wl, "n": n, "limit_seconds": grid.oracle_seconds}
+            if rdfs and not support.get("oracle"):
+                row.update(status="n/a", reason=NO_BACKGROUND)
+                rows.append(row)
+                continue
+            if given_up:
+                row.update(status="skipped", reason=given_up)
+                rows.append(row)
+                continue
+            note(f"oracle {wl} n={n}")
+            qs = parse_workload(wl)
+            occs = workload_stream(wl, n, seed)
+            kw = {"background": background()} if rdfs else {}
+            t0 = time.perf_counter()
+            try:
+                res = asp_eps.oracle(qs, occs, Options(), limits, **kw)
+            except Exception as e:  # an oracle failure is reported (not a disagreement)
+                row.update(status="error", reason=f"{type(e).__name__}: {e}", seconds=time.perf_counter() - t0)
+                rows.append(row)
+                given_up = f"n={n} failed"
+                continue
+            row["seconds"] = time.perf_counter() - t0
+            st = getattr(res, "stats", None)
+            if st is not None:
+                row["stats"] = _jsonable(st)
+                row["ground_rules"] = getattr(st, "ground_rules", None)
+                row["atoms"] = getattr(st, "atoms", None)
+            results = getattr(res, "results", None)
+            if results is None:
+                row["status"] = "undecided"
+                row["reason"] = str(getattr(res, "reason", res))
+                given_up = f"n={n} was undecided"
+                rows.append(row)
+                continue
+            row["status"] = "decided"
+            row["results"] = len(results)
+            if engine_ok and not (rdfs and not support.get("engine")):
+                try:
+                    eng = engine_results(engine_factory(wl), occs)
+                except Exception as e:
+                    row["engine_error"] = f"{type(e).__name__}: {e}"
+                else:
+                    row["engine_results"] = len(set(eng))
+                    row["agree"] = set(eng) == set(results) and len(eng) == len(set(eng))
+                    if not row["agree"]:
+                        row["missing_in_engine"] = sorted(map(str, set(results) - set(eng)))[:5]
+                        row["extra_in_engine"] = sorted(map(str, set(eng) - set(results)))[:5]
+                        row["engine_duplicates"] = len(eng) - len(set(eng))
+                        row["reproducer"] = reproducer(wl, n, seed)
+            rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- targets
+def targets(rows: list[dict]) -> list[dict]:
+    """Verdicts on the issue's target from the measured rows."""
+    out: list[dict] = []
+    for r in rows:
+        if r["workload"] in TARGET_WORKLOADS + INFO_WORKLOADS and r.get("tps"):
+            info = r["workload"] in INFO_WORKLOADS
+            out.append({"target": f"throughput >= {TARGET_TPS:,.0f} triples/s" + (" (info)" if info else ""),
+                        "case": r["workload"], "where": f"n={r['n']:,}", "value": r["tps"], "kind": "eps",
+                        "ok": None if info else r["tps"] >= TARGET_TPS, "detail": WORKLOADS[r["workload"]].title})
+    return out
+
+
+# ----------------------------------------------------------------------------- the run
+def bench_epsparql(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
+                   progress: Optional[Callable[[str], None]] = None) -> dict:
+    """Run the EP-SPARQL benchmark on ``grid``; returns the report (the ``--json`` object).
+
+    Keys: ``bench`` ("epsparql"), ``grid``, ``seed``, ``python``, ``machine``, ``workload``, ``background``
+    (``engine``/``oracle``: whether ``background=`` is accepted), ``memory_method``, ``rows`` (one per
+    (workload, n)), ``oracle``, ``targets``, ``disagreements``. ``peer`` is ignored (there is no peer).
+    """
+    note = progress or (lambda s: None)
+    support = background_support()
+    report: dict[str, Any] = {
+        "bench": "epsparql", "grid": grid.name, "seed": seed,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        "workload": {"subjects": SUBJECTS, "values": VALUES, "duration": DURATION,
+                     "time": "occurrence i on [t, t], t = i // per_tick",
+                     "queries": {k: {"title": w.title, "text": w.text, "preds": list(w.preds),
+                                     "per_tick": w.per_tick, "rdfs": w.rdfs} for k, w in WORKLOADS.items()},
+                     "ontology": sorted(_short(t) for t in ontology()),
+                     "static": sorted(_short(t) for t in static_graph())},
+        "background": support,
+        "memory_method": ("tracemalloc, while the evaluator is built and fed the whole stream (occurrences "
+                          "allocated beforehand): peak, and kept = live after close() and a full collection"),
+    }
+    try:
+        import engine.epsparql  # noqa: F401
+        engine_ok, engine_err = True, None
+    except ImportError as e:
+        engine_ok, engine_err = False, f"engine.epsparql is not available ({e})"
+    rows = []
+    for i, (wl, n) in enumerate(grid.cells, 1):
+        note(f"[{i}/{len(grid.cells)}] {wl} n={n:,}")
+        w = WORKLOADS[wl]
+        row: dict[str, Any] = {"workload": wl, "n": n, "rdfs": w.rdfs, "per_tick": w.per_tick}
+        if not engine_ok:
+            row["skipped"] = engine_err
+        elif w.rdfs and not support["engine"]:
+            row["skipped"] = NO_BACKGROUND
+        if "skipped" in row:
+            rows.append(row)
+            continue
+        draws = workload_draws(wl, n, seed)
+        t0 = time.perf_counter()
+        try:
+            fac = engine_factory(wl)
+            row.update(push_pass(wl, fac, draws, grid.repeats(n)))
+            row.update(memory_pass(wl, fac, draws))
+        except Exception as e:
+            row["skipped"] = f"engine failed: {type(e).__name__}: {e}"
+        row["bench_seconds"] = time.perf_counter() - t0
+        rows.append(row)
+    report["rows"] = rows
+    report["oracle"] = oracle_pass(grid, seed, engine_ok, support, note)
+    report["targets"] = targets(rows)
+    report["disagreements"] = [
+        f"oracle and engine disagree on {o['workload']} n={o['n']}: {o['results']} vs {o['engine_results']} results;"
+        f" reproducer: {o['reproducer']}" for o in report["oracle"] if o.get("agree") is False]
+    return report
+
+
+# ----------------------------------------------------------------------------- printing
+def render(report: dict, console: Any) -> None:
+    """Print the report as rich tables on ``console``."""
+    from rich.table import Table
+    console.print(f"[bold]ceplab bench epsparql[/bold]  grid={report['grid']}  seed={report['seed']}  "
+                  f"{report['python']}  {report['machine']}")
+    wk = report["workload"]
+    for k, q in wk["queries"].items():
+        console.print(f"  {k} ({q['title']}; stream {'/'.join(q['preds'])}, {q['per_tick']}/tick): "
+                      + " ".join(q["text"].split("\n")[1:]), markup=False, highlight=False)
+    console.print(f"  stream: :c0..:c{wk['subjects'] - 1} P \"v\"^^xsd:integer, v uniform in 0..{wk['values'] - 1}; "
+                  f"RDFS ontology: {'; '.join(wk['ontology'])}; background= accepted by engine: "
+                  f"{report['background']['engine']}, oracle: {report['background']['oracle']}",
+                  markup=False, highlight=False)
+    t = Table(title="EP-SPARQL engine: push throughput per workload")
+    for col in ("workload", "RDFS", "n", "triples/s", "µs/triple", "steady µs", "drift", "results", "stored",
+                "stored max", "peak KiB", "kept KiB"):
+        t.add_column(col, justify="left" if col in ("workload", "RDFS") else "right")
+    for r in report["rows"]:
+        rd = "yes" if r["rdfs"] else "no"
+        if "skipped" in r:
+            t.add_row(r["workload"], rd, _fmt(r["n"], "int"), r["skipped"], *[""] * 8)
+            continue
+        t.add_row(r["workload"], rd, _fmt(r["n"], "int"), _fmt(r["tps"], "eps"), _fmt(r["us"], "us"),
+                  _fmt(r["steady_us"], "us"), _fmt(r["drift"], "ratio"), _fmt(r["results"], "int"),
+                  _fmt(r["stored"], "int"), _fmt(r["stored_max"], "int"), _fmt(r["peak_kib"], "kib"),
+                  _fmt(r["retained_kib"], "kib"))
+    console.print(t)
+    ot = Table(title="Oracle (asp.epsparql, clingo) as the stream grows")
+    for col in ("workload", "n", "status", "seconds", "ground rules", "atoms", "results", "engine results",
+                "agree"):
+        ot.add_column(col, justify="left" if col in ("workload", "status") else "right")
+    for o in report["oracle"]:
+        if "skipped" in o and "workload" not in o:
+            ot.add_row("-", "", o["skipped"], *[""] * 6)
+            continue
+        status = o["status"]
+        if status in ("undecided", "error"):
+            status = f"{status.upper()} ({o.get('reason', '')})"
+        elif status in ("n/a", "skipped"):
+            status = o.get("reason", status)
+        agree = "-" if "agree" not in o else ("yes" if o["agree"] else "[red]NO[/red]")
+        if "engine_error" in o:
+            agree = f"engine failed: {o['engine_error']}"
+        ot.add_row(o["workload"], _fmt(o["n"], "int"), status, f"{o['seconds']:.2f}" if "seconds" in o else "-",
+                   _fmt(o.get("ground_rules") or None, "int"), _fmt(o.get("atoms"), "int"),
+                   _fmt(o.get("results"), "int"), _fmt(o.get("engine_results"), "int"), agree)
+    console.print(ot)
+    if report["targets"]:
+        tt = Table(title="Targets (reported, not enforced)")
+        for col in ("target", "case", "where", "value", "verdict", "detail"):
+            tt.add_column(col, justify="right" if col == "value" else "left")
+        for x in report["targets"]:
+            tt.add_row(x["target"], x["case"], x["where"], _fmt(x["value"], x["kind"]),
+                       "info" if x["ok"] is None else "PASS" if x["ok"] else "[red]MISS[/red]", x.get("detail", ""))
+        console.print(tt)
+    if report["grid"] == "quick":
+        console.print("quick grid: streams too short for the timings and targets to mean anything; "
+                      "it checks the plumbing and the result counts.")
+    for d in report["disagreements"]:
+        console.print(f"[red]DISAGREEMENT[/red] {d}")
