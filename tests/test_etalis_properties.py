@@ -29,6 +29,7 @@ from semantics.etalis.streams import StreamEvent
 FAST = Limits(time_s=30, isolate=False)
 OPS = ("seq", "and", "par", "or", "equals", "meets", "during", "starts", "finishes")
 CHAIN_OPS = tuple(o for o in OPS if o != "or")
+_LEVEL = {"seq": 1, "equals": 1, "meets": 1, "during": 1, "starts": 1, "finishes": 1, "and": 3, "par": 4}
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
@@ -81,13 +82,16 @@ def test_left_association_and_binarization(ops, policy, evs, data):
         rules.append(f"{name} <- {prev} {o} {a}.")
         prev, prev_x = name, binds
     opts = Options(policy=policy)
-    flat_res = engine_set(f"{head} <- {flat}.", evs, opts)
-    assert engine_set(f"{head} <- {nested}.", evs, opts) == flat_res
+    nested_res = engine_set(f"{head} <- {nested}.", evs, opts)
+    # an unparenthesised chain is left-associated only within one precedence level (grammar.lark, note A13):
+    # seq and the Allen operators share a level, 'and' and 'par' have their own
+    if len({_LEVEL[o] for o in ops}) == 1:
+        assert engine_set(f"{head} <- {flat}.", evs, opts) == nested_res
     binar = {r for r in engine_set(" ".join(rules), evs, opts) if r[0].split("(")[0] == "e"}
-    assert binar == flat_res
+    assert binar == nested_res
     if policy == "unrestricted":
-        res = oracle(parse(f"{head} <- {flat}."), evs, opts, FAST)
-        assert isinstance(res, OracleResult) and set(res.results) == flat_res
+        res = oracle(parse(f"{head} <- {nested}."), evs, opts, FAST)
+        assert isinstance(res, OracleResult) and set(res.results) == nested_res
 
 
 # ------------------------------------------------------------------------------------------------ time shift
