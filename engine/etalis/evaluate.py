@@ -175,6 +175,37 @@ def _compare(a: A.Term, op: str, b: A.Term) -> bool:
     raise ValueError(op)
 
 
+def admit(event: Any, clock: Optional[int], closed: bool) -> tuple[int, int]:
+    """Check the next stream event for an evaluator at ``clock``; returns its ``(start, end)`` in ticks.
+
+    Raises:
+        RuntimeError: the evaluator is closed.
+        ValueError: ``end < start``, or the event ends before the clock (out of order, note 9.5.7).
+        UnsupportedError: floats or non-ground arguments (the oracle's integer data).
+    """
+    if closed:
+        raise RuntimeError("evaluator is closed")
+    s, e = int(event.start), int(event.end)
+    if e < s:
+        raise ValueError(f"event {event}: end < start")
+    if clock is not None and e < clock:
+        raise ValueError(f"event {event} arrives out of order (end {e} < clock {clock}); events must "
+                         "arrive in non-decreasing end time (note 9.5.7)")
+    for a in event.atom.args:
+        if not _ground_int_terms(a):
+            raise UnsupportedError(f"stream event {event.atom}: floats/non-ground terms are not supported "
+                                   "(integer data, as in the clingo oracle)")
+    return s, e
+
+
+def link(parent: Any, kids: list[tuple[Any, str]]) -> None:
+    """Make ``parent`` the parent of each ``(child, side)`` of ``kids`` (binarization tree)."""
+    for c, side in kids:
+        c.parent = parent
+        c.side = side
+        parent.children.append(c)
+
+
 # ------------------------------------------------------------------------------------------------ variables
 
 
@@ -313,28 +344,12 @@ class Evaluator:
             raise TypeError(p)
         return n
 
-    @staticmethod
-    def _link(parent: _Node, kids: list[tuple[_Node, str]]) -> None:
-        for c, side in kids:
-            c.parent = parent
-            c.side = side
-            parent.children.append(c)
+    _link = staticmethod(link)
 
     # ---------------------------------------------------------------- API
     def update(self, event: Any) -> None:
         """Consume the next stream event (``StreamEvent``: ground atom, start, end); ends must not decrease."""
-        if self.closed:
-            raise RuntimeError("evaluator is closed")
-        s, e = int(event.start), int(event.end)
-        if e < s:
-            raise ValueError(f"event {event}: end < start")
-        if self.clock is not None and e < self.clock:
-            raise ValueError(f"event {event} arrives out of order (end {e} < clock {self.clock}); events must "
-                             "arrive in non-decreasing end time (note 9.5.7)")
-        for a in event.atom.args:
-            if not _ground_int_terms(a):
-                raise UnsupportedError(f"stream event {event.atom}: floats/non-ground terms are not supported "
-                                       "(integer data, as in the clingo oracle)")
+        s, e = admit(event, self.clock, self.closed)
         self.out = []
         self._advance(e)
         self.n_events += 1

@@ -27,7 +27,7 @@ from typing import Any, Iterator, Optional
 import clingo
 
 from asp.etalis import UnsupportedError, compile_program
-from engine.etalis.evaluate import Evaluator, _compare, _ground_int_terms, _solve, _symbol, _unify, _value
+from engine.etalis.evaluate import Evaluator, _compare, _solve, _symbol, _unify, _value, admit, link
 from semantics.etalis import ast as A
 from semantics.etalis.analysis import pattern_vars, visible_vars
 from semantics.etalis.options import Options
@@ -174,28 +174,12 @@ class PolicyEvaluator:
             raise TypeError(p)
         return n
 
-    @staticmethod
-    def _link(parent: _PNode, kids: list[tuple[_PNode, str]]) -> None:
-        for c, side in kids:
-            c.parent = parent
-            c.side = side
-            parent.children.append(c)
+    _link = staticmethod(link)
 
     # ---------------------------------------------------------------- API
     def update(self, event: Any) -> None:
         """Consume the next stream event (``StreamEvent``: ground atom, start, end); ends must not decrease."""
-        if self.closed:
-            raise RuntimeError("evaluator is closed")
-        s, e = int(event.start), int(event.end)
-        if e < s:
-            raise ValueError(f"event {event}: end < start")
-        if self.clock is not None and e < self.clock:
-            raise ValueError(f"event {event} arrives out of order (end {e} < clock {self.clock}); events must "
-                             "arrive in non-decreasing end time (note 9.5.7)")
-        for a in event.atom.args:
-            if not _ground_int_terms(a):
-                raise UnsupportedError(f"stream event {event.atom}: floats/non-ground terms are not supported "
-                                       "(integer data, as in the clingo oracle)")
+        s, e = admit(event, self.clock, self.closed)
         self.out = []
         self._points_upto(e)
         self._set_clock(e)
