@@ -293,23 +293,38 @@ def _cpu_clock_cost() -> float:
     return best
 
 
-def _timed_update_pass(factory: Callable[[], Any], ts: Sequence[str]) -> tuple[list[float], str, bool]:
-    """One pass 1 over the type sequence ``ts``: (CPU seconds per tenth of the stream, path, separated)."""
-    r = _Runner(factory)
-    upd = r.update
-    n = len(ts)
+def timed_chunks(feed: Callable[[Any], Any], n: int,
+                 chunk_blocks: Callable[[int, int], Iterable[list]]) -> list[float]:
+    """CPU seconds spent in ``feed`` per tenth (:data:`CHUNKS`) of a stream of ``n`` events.
+
+    Args:
+        feed: called once per event (an evaluator's ``update`` or ``push``).
+        n: the stream length.
+        chunk_blocks: ``chunk_blocks(lo, hi)`` yields the events ``lo..hi-1`` in freshly built blocks (the
+            building is not timed).
+
+    Returns:
+        ``CHUNKS`` CPU times in seconds, the clock's own cost subtracted.  Shared by every benchmark.
+    """
     bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
     times = []
     gc.collect()
     clock, cost = CPU_CLOCK, _cpu_clock_cost()
     for i in range(CHUNKS):
         spent = 0.0
-        for blk in blocks(ts, bounds[i], bounds[i + 1]):
+        for blk in chunk_blocks(bounds[i], bounds[i + 1]):
             t0 = clock()
             for e in blk:
-                upd(e)
+                feed(e)
             spent += max(0.0, clock() - t0 - cost)
         times.append(spent)
+    return times
+
+
+def _timed_update_pass(factory: Callable[[], Any], ts: Sequence[str]) -> tuple[list[float], str, bool]:
+    """One pass 1 over the type sequence ``ts``: (CPU seconds per tenth of the stream, path, separated)."""
+    r = _Runner(factory)
+    times = timed_chunks(r.update, len(ts), lambda lo, hi: blocks(ts, lo, hi))
     return times, r.path, r.separated
 
 

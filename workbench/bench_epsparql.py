@@ -68,7 +68,7 @@ from semantics.epsparql.options import Options
 from semantics.epsparql.results import canonical_term
 from semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import CHUNKS, CPU_CLOCK, SEED, _cpu_clock_cost, _fmt, _jsonable
+from workbench.bench import CHUNKS, SEED, _fmt, _jsonable, timed_chunks
 
 EX = Namespace("http://example.org/")
 PREFIX = "PREFIX : <http://example.org/>\n"
@@ -304,20 +304,7 @@ def engine_factory(wl: str) -> Callable[[], Any]:
 # ----------------------------------------------------------------------------- passes
 def _timed_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> tuple[list[float], str]:
     ev = factory()
-    push = ev.push
-    n = len(draws)
-    bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
-    times = []
-    gc.collect()
-    clock, cost = CPU_CLOCK, _cpu_clock_cost()
-    for i in range(CHUNKS):
-        spent = 0.0
-        for blk in blocks(wl, draws, bounds[i], bounds[i + 1]):
-            t0 = clock()
-            for o in blk:
-                push(o)
-            spent += max(0.0, clock() - t0 - cost)
-        times.append(spent)
+    times = timed_chunks(ev.push, len(draws), lambda lo, hi: blocks(wl, draws, lo, hi))
     ev.close()
     return times, str(getattr(ev, "path", "?"))
 

@@ -68,7 +68,7 @@ from semantics.etalis.ast import EventAtom, Num
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
-from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _cpu_clock_cost, _fmt, _jsonable
+from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, timed_chunks
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -255,20 +255,7 @@ def engine_factory(wl: str, policy: str, window: Optional[int]) -> Callable[[], 
 # ----------------------------------------------------------------------------- passes
 def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[list[float], str]:
     ev = factory()
-    upd = ev.update
-    n = len(draws)
-    bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
-    times = []
-    gc.collect()
-    clock, cost = CPU_CLOCK, _cpu_clock_cost()
-    for i in range(CHUNKS):
-        spent = 0.0
-        for blk in blocks(draws, bounds[i], bounds[i + 1]):
-            t0 = clock()
-            for e in blk:
-                upd(e)
-            spent += max(0.0, clock() - t0 - cost)
-        times.append(spent)
+    times = timed_chunks(ev.update, len(draws), lambda lo, hi: blocks(draws, lo, hi))
     return times, str(getattr(ev, "path", "?"))
 
 
