@@ -321,6 +321,17 @@ def timed_chunks(feed: Callable[[Any], Any], n: int,
     return times
 
 
+def engine_results(factory: Callable[[], Any], stream: Sequence[Any]) -> list:
+    """All results of a fresh evaluator (``push`` on every event, then ``close``); for the oracle rows of the
+    ETALIS and EP-SPARQL benchmarks."""
+    ev = factory()
+    out: list = []
+    for e in stream:
+        out.extend(ev.push(e))
+    out.extend(ev.close())
+    return out
+
+
 def _timed_update_pass(factory: Callable[[], Any], ts: Sequence[str]) -> tuple[list[float], str, bool]:
     """One pass 1 over the type sequence ``ts``: (CPU seconds per tenth of the stream, path, separated)."""
     r = _Runner(factory)

@@ -68,7 +68,7 @@ from semantics.epsparql.options import Options
 from semantics.epsparql.results import canonical_term
 from semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import CHUNKS, SEED, _fmt, _jsonable, timed_chunks
+from workbench.bench import CHUNKS, SEED, _fmt, _jsonable, engine_results, timed_chunks
 
 EX = Namespace("http://example.org/")
 PREFIX = "PREFIX : <http://example.org/>\n"
@@ -355,16 +355,6 @@ def memory_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> dict:
     return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
             "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
             "engine_stats": _jsonable(st)}
-
-
-def engine_results(factory: Callable[[], Any], occs: Sequence[Occurrence]) -> list:
-    """All results (``push`` on every occurrence, then ``close``) of a fresh evaluator."""
-    ev = factory()
-    out: list = []
-    for o in occs:
-        out.extend(ev.push(o))
-    out.extend(ev.close())
-    return out
 
 
 # ----------------------------------------------------------------------------- oracle

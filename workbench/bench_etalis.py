@@ -68,7 +68,7 @@ from semantics.etalis.ast import EventAtom, Num
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
-from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, timed_chunks
+from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, engine_results, timed_chunks
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -308,16 +308,6 @@ def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
     return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
             "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
             "engine_stats": _jsonable(st)}
-
-
-def engine_results(factory: Callable[[], Any], evs: Sequence[StreamEvent]) -> list:
-    """All results (``push`` on every event, then ``close``) of a fresh evaluator."""
-    ev = factory()
-    out: list = []
-    for e in evs:
-        out.extend(ev.push(e))
-    out.extend(ev.close())
-    return out
 
 
 # ----------------------------------------------------------------------------- oracle
