@@ -23,13 +23,30 @@ CPython 3.11, 30 ns vs 125 ns):
                                                  right child (then it has one kid; an expired
                                                  union, never visited again, may be emptied)
 
-Union invariants (CORE): a union is binary with its maximum on the left; a *root* union (a node
-kept per automaton state, a contribution to a step, the child of a fresh ``Out``) has a left
-child that is **not** a union.  Unions are built by :func:`merge` (CORE's union list: sort the
-contributions by max_start, combine equal ones with :func:`new_union`, split a union at the head
-into its non-union left child and its right child, then chain ``(n0, (n1, (... nk)))``) and by
-:func:`new_union` (equal max_start: a non-union operand goes left; two unions ``(l1, r1)``,
-``(l2, r2)`` give ``(l1, (l2, (r1 ⊕ r2)))`` with the larger of ``r1, r2`` on the left).
+Union invariants.  Every union node is binary and ``node[0]`` is its max_start.  A *root* (a
+node kept per automaton state, a contribution to a step, the child of a fresh ``Out``) is a
+non-union or a union whose left child is not a union.  Two ways to build unions:
+
+* **without a window** (:func:`link`, :func:`link_all`): nothing is ever pruned by max_start, so
+  kids need not be sorted.  ``link(a, b)`` is ``(a, b)`` when ``a`` is not a union, ``(b, a)``
+  when ``b`` is not, else CORE's three nodes ``(l1, (l2, (r1, r2)))``.  O(1).
+* **under a window** (:func:`insert`, :func:`merge`): kids are sorted,
+  ``max_start(left) == max_start(u) >= max_start(right)``, so windowed enumeration never enters
+  an unproductive left child and expired kids are suffixes (cut by :class:`WindowGC`).  A part
+  ``e`` below the head of a root ``(n0, (n1, (n2, ...)))`` is inserted into that right spine
+  before the first spine node whose max_start is <= ``e``'s; the cells above are rebuilt with
+  their own left children.  (An earlier version split the head and re-inserted its right child
+  as a part, as CORE's union lists do; kept as one node per state, that nests a right child one
+  level deeper at every step, an unbounded left spine and delay.)
+
+**Spine bound (proof sketch).**  Let the *left spine* of a node be the number of unions met going
+left from it.  Only these are ever placed as a left child: a non-union (spine 0); a part, which is
+a root (spine <= 1); an existing left child, moved with its parent's copy (spine unchanged); and,
+in ``link``, the right children ``r1, r2`` of two roots.  The right child of a root is a part or
+root (spine <= 1), ``link``'s ``(l2, ·)`` (spine 1), or under a window a spine cell whose left
+is a part or an existing left (spine <= 2).  Hence every left child has spine <= 2 under a window
+(<= 1 without), and every union has spine <= 3 (<= 2).  ``WindowGC`` only removes right kids and
+:func:`compact` replaces a union by its surviving left kid, so neither increases a spine.
 
 ``node[0]`` is always ``max_start``: the largest ``min(C)`` over the CEs of the node (``INF`` for
 BOTTOM, whose only CE is empty).  ``Out(pos, BOTTOM)`` has ``max_start = pos``; otherwise
@@ -76,18 +93,18 @@ Complexity (honest):
   * construction: ``out`` is O(1); ``merge``/``union`` is O(k log k) for k operands (k is
     bounded by the automaton, never by the stream or the window); ``new_union`` is O(1).
   * enumeration: no dead ends are ever entered (a node with ``max_start >= lo`` contains at least
-    one CE with ``min(C) >= lo``, and so does its left child), so every descent ends in an output
-    and no CE is produced twice when union operands are disjoint.  From a union the search goes
-    left and pushes the right child only if ``max_start(right) >= lo``, so every pushed entry
-    yields an output and the work between two outputs is O(|C| * d) where d bounds the number of
-    consecutive left steps through unions (the *left depth*).  Roots have d = 1 by construction;
-    a right child can be deeper (a chain cell whose left is a split-off right child, or
-    new_union's ``r1 ⊕ r2``).  Measured on the evaluators' DAGs (random queries and streams,
-    tests ``test_enumeration_delay_*``): d <= 2 and at most 3 steps per ``|C| + 1`` between
-    outputs.  **Not proven**: repeatedly merging a root with a non-union operand whose
-    max_start lies below the root's right child nests the right child one level deeper each
-    time (``merge([merge([(10, 9)], x5)], x4)...``), so d is unbounded for arbitrary merge
-    sequences; the old k-ary representation had O(|C| + span(C)) delay instead.
+    one CE with ``min(C) >= lo``; under a window so does its left child, and without a window
+    ``lo`` is -INF), so every descent ends in an output and no CE is produced twice when union
+    operands are disjoint.  A descent visits at most ``spine`` unions (<= 3) per ``Out`` node,
+    each costing one visit and one push or scan, so the work between two outputs is at most
+    ``1 + 7 (|C| + 1)`` steps: **output-linear delay**, proven by the spine bound above and
+    checked step by step in ``tests/test_cel_engine.py`` (``test_enumeration_delay_*``,
+    including a hand-built adversarial CEA).
+  * update: ``out`` and ``link`` are O(1); ``insert`` is O(1) when the new part has the largest
+    max_start (a fresh start, the common case) and otherwise walks past the spine cells whose
+    max_start is larger.  Those cells all start inside the window, so the worst case is O(w)
+    per insert (the price of sorted kids, as CORE's union-list insert), never O(stream); ``ceplab
+    bench cel`` checks that the per-event time stays flat as w grows.  Without a window every step is O(1) per transition.
   * compaction: O(live nodes), iterative (no recursion limit).
   * WindowGC: each union is registered once under the max_start of its last (smallest) kid; when
     ``lo`` passes it the expired tail is popped and the union re-registered under its new last
@@ -154,73 +171,144 @@ def new_union(a: Node, b: Node, lo: int = -INF, reg=None) -> Node:
     return u
 
 
-def merge(parts: list, lo: int = -INF, reg=None) -> Node:
-    """CORE union-list merge of >= 1 pairwise disjoint nodes, all with ``max_start >= lo``
-    (``parts`` is reordered).  Entries are sorted by max_start (desc), equal ones combined by
-    :func:`new_union`; a union at the head is split into its left child (not a union) and its
-    right child (re-inserted); the list ``n0, n1, ..., nk`` then becomes the right-leaning chain
-    ``(n0, (n1, (... nk)))`` whose root has a non-union left child.  Every new union is passed to
-    ``reg`` (WindowGC registration).  Cost O(k log k), k = len(parts)."""
-    k = len(parts)
-    if k == 2:                      # fast path (the common case)
-        a, b = parts
-        ma = a[0]
-        mb = b[0]
-        if ma < mb:
-            a, b = b, a
-            ma, mb = mb, ma
-        elif ma == mb:
-            return new_union(a, b, lo, reg)
-        if len(a) == 2:             # union head: split it, insert its right child before/after b
-            kids = a[1]
-            l = kids[0]
-            if len(kids) > 1 and kids[1][0] >= lo:
-                r = kids[1]
-                mr = r[0]
-                if mr > mb:
-                    b = (mr, [r, b])
-                elif mr == mb:
-                    b = new_union(b, r, lo, reg) if len(r) == 2 else new_union(r, b, lo, reg)
-                else:
-                    b = (mb, [b, r])
-                if mr != mb and reg is not None:
-                    reg(b)
-            a = l
-        u = (ma, [a, b])
+def insert(root: Node, e: Node, lo: int = -INF, reg=None) -> Node:
+    """Sorted union of a root and a node with ``max_start(e) <= max_start(root)`` (windowed).
+
+    ``root`` and ``e`` are disjoint and productive (``max_start >= lo``), and each is a
+    non-union or a *root* (a union whose left child is not a union).  Cases:
+
+    * ``root`` is not a union: ``(root, e)``.
+    * equal max_start and ``e`` not a union: ``(e, root)``.
+    * otherwise ``e`` is inserted into the right spine of ``root`` (the chain
+      ``root = (n0, (n1, (n2, ...)))``) before the first spine node ``c`` with
+      ``max_start(c) <= max_start(e)``: the spine cells above that point are rebuilt with
+      **their own left children**, and the new cell is ``(e, c)`` (or ``(c, e)`` when the spine
+      ends in a non-union ``c`` above ``e``; or just ``e`` when the rest of the spine expired).
+
+    Only ``e`` (a non-union or a root) and existing left children are ever placed in a left
+    position, so no left spine grows (the invariant of the module docstring).  Cost: O(1) plus
+    the number of spine cells whose max_start lies strictly above ``e``'s."""
+    me = e[0]
+    if len(root) != 2:
+        u = (root[0], [root, e])
         if reg is not None:
             reg(u)
         return u
+    if me == root[0] and len(e) != 2:
+        u = (me, [e, root])
+        if reg is not None:
+            reg(u)
+        return u
+    lefts = []
+    c = root
+    while True:
+        kids = c[1]
+        lefts.append(kids[0])
+        if len(kids) < 2 or kids[1][0] < lo:
+            tail = e
+            break
+        c = kids[1]
+        if c[0] <= me:
+            tail = (me, [e, c])
+            break
+        if len(c) != 2:
+            tail = (c[0], [c, e])
+            break
+    if reg is not None and len(tail) == 2 and tail is not e:
+        reg(tail)
+    for i in range(len(lefts) - 1, -1, -1):
+        l = lefts[i]
+        tail = (l[0], [l, tail])
+        if reg is not None:
+            reg(tail)
+    return tail
+
+
+def merge(parts: list, lo: int = -INF, reg=None) -> Node:
+    """Sorted union of >= 1 pairwise disjoint nodes (non-unions or roots), all with
+    ``max_start >= lo`` (``parts`` is reordered); use it under a window (without one,
+    :func:`link_all` is O(1) per part).
+
+    The parts are sorted by max_start (desc; a non-union first among the maximal ones).  If the
+    first part is not a union the result is the chain ``(p0, (p1, (... pk)))``; otherwise the
+    other parts are merged, in one pass, into the right spine of ``p0 = (n0, (n1, ...))`` exactly
+    as :func:`insert` does for one part: spine cells above a part keep their left children, each
+    part becomes the left child of a new cell, and the spine below the last part is shared.  The
+    result is a root; every new union is passed to ``reg`` (WindowGC registration).  Cost
+    O(k log k) plus the spine cells walked past (those with max_start above the smallest part)."""
+    k = len(parts)
     if k == 1:
         return parts[0]
+    if k == 2:
+        a, b = parts
+        if a[0] < b[0] or (a[0] == b[0] and len(a) == 2):
+            a, b = b, a
+        return insert(a, b, lo, reg)
     parts.sort(key=_ms, reverse=True)
-    ul = [parts[0]]
-    for n in parts[1:]:
-        last = ul[-1]
-        if last[0] == n[0]:
-            ul[-1] = new_union(last, n, lo, reg)
+    top = parts[0]
+    if len(top) == 2:                       # prefer a non-union head among the maximal parts
+        m = top[0]
+        for i in range(1, k):
+            p = parts[i]
+            if p[0] != m:
+                break
+            if len(p) != 2:
+                parts[0], parts[i] = p, top
+                top = p
+                break
+    if len(top) != 2:
+        lefts = [top]
+        c = None
+    else:
+        kids = top[1]
+        lefts = [kids[0]]
+        c = kids[1] if len(kids) > 1 and kids[1][0] >= lo else None
+    i = 1
+    while i < k:
+        p = parts[i]
+        if c is None or p[0] >= c[0]:
+            lefts.append(p)
+            i += 1
+        elif len(c) == 2:
+            ck = c[1]
+            lefts.append(ck[0])
+            c = ck[1] if len(ck) > 1 and ck[1][0] >= lo else None
         else:
-            ul.append(n)
-    h = ul[0]
-    if len(h) == 2:
-        kids = h[1]
-        ul[0] = kids[0]
-        if len(kids) > 1 and kids[1][0] >= lo:
-            r = kids[1]
-            ms = r[0]
-            i = 1
-            k = len(ul)
-            while i < k and ul[i][0] > ms:
-                i += 1
-            if i < k and ul[i][0] == ms:
-                ul[i] = new_union(r, ul[i], lo, reg) if len(ul[i]) == 2 else new_union(ul[i], r, lo, reg)
-            else:
-                ul.insert(i, r)
-    acc = ul[-1]
-    for i in range(len(ul) - 2, -1, -1):
-        n = ul[i]
-        acc = (n[0], [n, acc])
+            lefts.append(c)
+            c = None
+    tail = c if c is not None else lefts.pop()
+    for i in range(len(lefts) - 1, -1, -1):
+        l = lefts[i]
+        tail = (l[0], [l, tail])
         if reg is not None:
-            reg(acc)
+            reg(tail)
+    return tail
+
+
+def link(a: Node, b: Node) -> Node:
+    """Unsorted union of two disjoint nodes (non-unions or roots) for evaluation **without a
+    window** (nothing is ever pruned by max_start, so the kids need not be sorted).  O(1), and
+    the result is a root: ``(a, b)`` if ``a`` is not a union, ``(b, a)`` if ``b`` is not, else
+    CORE's three-node ``(l1, (l2, (r1, r2)))``.  ``node[0]`` stays the max_start of the node."""
+    ma = a[0]
+    mb = b[0]
+    m = ma if ma >= mb else mb
+    if len(a) != 2:
+        return (m, [a, b])
+    if len(b) != 2:
+        return (m, [b, a])
+    l1, r1 = a[1]
+    l2, r2 = b[1]
+    u2 = (r1[0] if r1[0] >= r2[0] else r2[0], [r1, r2])
+    u1 = (l2[0] if l2[0] >= u2[0] else u2[0], [l2, u2])
+    return (m, [l1, u1])
+
+
+def link_all(parts: list) -> Node:
+    """:func:`link` folded over >= 1 parts (unsorted, unwindowed)."""
+    acc = parts[0]
+    for i in range(1, len(parts)):
+        acc = link(acc, parts[i])
     return acc
 
 
@@ -298,6 +386,8 @@ def enumerate_ces(node: Optional[Node], lo: Optional[int] = None) -> Iterator[tu
                     push((kids[i], pl))
                     i -= 1
                 node = kids[0]
+                if node[0] < lo:          # only in unsorted (link) nodes: go right instead
+                    node = pop()[0]
             else:
                 yield tuple(reversed(path))
                 break
@@ -485,5 +575,5 @@ class WindowGC:
         return sum(len(b) for b in self.ring)
 
 
-__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "new_union", "merge", "max_start", "is_bottom", "is_out",
+__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "new_union", "merge", "insert", "link", "link_all", "max_start", "is_bottom", "is_out",
            "is_union", "enumerate_ces", "enumerate_all", "count", "live_nodes", "compact"]

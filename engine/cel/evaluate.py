@@ -59,7 +59,7 @@ from typing import Any, Iterator, Optional
 
 from engine.cel.automaton import CEA, guard
 from engine.cel.ecs import BOTTOM, INF, WindowGC, compact, enumerate_all, live_nodes
-from engine.cel.ecs import merge as _merge
+from engine.cel.ecs import insert as _insert, link_all as _link_all, merge as _merge
 from semantics.cel.ast import Cmp, Cmp2, PAnd, PNot, POr, PTrue
 from semantics.cel.options import Options
 from semantics.cel.predicates import _MISSING
@@ -555,7 +555,7 @@ class DetEvaluator(Evaluator):
                 L.append(" o = (j if ms == INF else ms, j, c)")
                 if fin:
                     L.append(" outs.append(o)")
-                L.append(f" {v} = (o[0], [o, s]) if o[0] >= s[0] else _merge([s, o], lo, None)")
+                L.append(f" {v} = (o[0] if o[0] >= s[0] else s[0], [o, s])")
                 continue
             L += [" if ms < lo:",
                   "  o = None",
@@ -573,9 +573,9 @@ class DetEvaluator(Evaluator):
                   f"  {v} = (o[0], [o, s])",
                   f"  reg({v})",
                   " else:",
-                  f"  {v} = _merge([s, o], lo, reg)"]
+                  f"  {v} = _insert(s, o, lo, reg)"]
         L.append(f" return [{', '.join(names)}], dead")
-        env = {"INF": INF, "BOTTOM": BOTTOM, "_general": _general, "_merge": _merge}
+        env = {"INF": INF, "BOTTOM": BOTTOM, "_general": _general, "_insert": _insert}
         exec("\n".join(L), env)
         fn = self._codegen_cache[key] = env["step"]
         return fn
@@ -654,7 +654,7 @@ def _general(N, j, lo, a, b, fin, outs, reg, e0):
         if n is not None and n[0] >= lo:
             parts.append(n)
     if ks:
-        c = ks[0] if len(ks) == 1 else _merge(ks, lo, reg)
+        c = ks[0] if len(ks) == 1 else (_link_all(ks) if reg is None else _merge(ks, lo, reg))
         ms = c[0]
         o = (j if ms == INF else ms, j, c)
         if fin:
@@ -664,7 +664,7 @@ def _general(N, j, lo, a, b, fin, outs, reg, e0):
         return None
     if len(parts) == 1:
         return parts[0]
-    return _merge(parts, lo, reg)
+    return _link_all(parts) if reg is None else _merge(parts, lo, reg)
 
 
 def _label_guard(label, registers):

@@ -875,7 +875,7 @@ class MaxEvaluator(_Base):
         active: dict = {}
         outs = []
         pfinal = self._pfinal
-        union = ecs.union
+        union = ecs.link_all
         for mid, lst in newm.items():
             mn = lst[0] if len(lst) == 1 else union(lst)
             if pfinal[mid]:
@@ -942,14 +942,14 @@ class MaxEvaluator(_Base):
         active: dict = {}
         outs = []
         for key, lst in newm.items():
-            mn = ecs.union(lst)
+            mn = ecs.link_all(lst)
             P, T = key
             if any(fin[x[0]] for x in P) and not any(fin[x[0]] for x in T):
                 outs.append(mn)
             ul = newu.pop(key, None)
-            active[key] = mn if ul is None else ecs.union([mn] + ul)
+            active[key] = mn if ul is None else ecs.link_all([mn] + ul)
         for key, lst in newu.items():
-            active[key] = ecs.union(lst)
+            active[key] = ecs.link_all(lst)
         amask = 0
         for P, T in active:
             for x in P:
