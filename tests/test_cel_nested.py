@@ -25,7 +25,7 @@ from semantics.cel.options import Options
 from semantics.cel.parser import parse
 from semantics.errors import ParseError, UnsupportedError
 from semantics.events import Stream
-from workbench.strategies import TYPE_ALPHABETS, HypothesisChooser, gen_cel_formula, gen_stream
+from workbench.strategies import TYPE_ALPHABETS, HypothesisChooser, gen_nested_cel_query, gen_stream
 
 from cel_brute import brute
 
@@ -259,49 +259,14 @@ def test_window_keeps_engine_state_bounded():
 
 
 # ====================================================================== differential
-def _replace_atom(f: A.Formula, target: int, new: A.Formula, count: list) -> A.Formula:
-    if isinstance(f, A.Atom):
-        count[0] += 1
-        return new if count[0] - 1 == target else f
-    if isinstance(f, A.Filter):
-        return A.Filter(_replace_atom(f.body, target, new, count), f.pred)
-    if isinstance(f, A.Plus):
-        return A.Plus(_replace_atom(f.body, target, new, count))
-    if isinstance(f, (A.Or, A.Seq, A.And)):
-        return type(f)(_replace_atom(f.left, target, new, count),
-                       _replace_atom(f.right, target, new, count))
-    return f
-
-
 @st.composite
 def nested_cases(draw, strategy):
-    """A random formula with one nested ``strategy(psi)``: psi and the outer formula are drawn by
-    ``gen_cel_formula``; the block replaces an outer atom or is combined with the outer formula by
-    ``;``, OR or ``+``; a random top-level strategy and windows (outer, inner) are added."""
+    """A random formula with one nested ``strategy(psi)`` (the shared generator
+    :func:`workbench.strategies.gen_nested_cel_query`, also used by ``ceplab fuzz cel``) and a
+    stream over the same alphabet."""
     ch = HypothesisChooser(draw)
     types = ch.choice(TYPE_ALPHABETS)
-    psi = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=3, unary_only=True,
-                          p_filter=0.15)
-    sel = A.Sel(strategy, psi, ch.integer(0, 3) if ch.boolean(0.25) else None)
-    outer = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=2, unary_only=True,
-                            allow_and=False, p_filter=0.15)
-    mode = ch.integer(0, 5)
-    if mode == 0:
-        n = len(A.atoms(outer))
-        f = _replace_atom(outer, ch.integer(0, n - 1), sel, [0])
-    elif mode == 1:
-        f = A.Seq(outer, sel)
-    elif mode == 2:
-        f = A.Seq(sel, outer)
-    elif mode == 3:
-        f = A.Or(sel, outer)
-    elif mode == 4:
-        f = A.Seq(A.Plus(sel), outer)
-    else:
-        f = A.Plus(A.Seq(outer, sel))
-    top = ch.choice(list(A.STRATEGIES))
-    within = ch.integer(0, 4) if ch.boolean(0.25) else None
-    q = A.Query(f, top, within)
+    q = gen_nested_cel_query(ch, types, strategy)
     s = gen_stream(ch, ch.integer(2, 8), types)
     return q, s
 
@@ -337,3 +302,36 @@ def test_differential_engine_oracle_brute(strategy, data):
     if e is not None:
         assert e == b, (text, [x.type for x in s], sorted(e), sorted(b))
     event("non-empty" if b else "empty")
+
+
+# ====================================================================== fuzz plumbing
+def test_fuzz_draws_nested_cases_under_compositional():
+    """``ceplab fuzz cel`` draws nested strategies (a fraction P_NESTED of the cases) from the shared
+    generator, closed and strongly well-formed, with ``nested_strategies="compositional"``; the draw
+    is a function of the seed."""
+    import random
+
+    from workbench.cel_language import P_NESTED, _random_case
+    draws = [_random_case(random.Random(i), 6) for i in range(300)]
+    nested = [(t, o) for t, _s, o in draws if o.nested_strategies == "compositional"]
+    assert 0.5 * P_NESTED * 300 < len(nested) < 2 * P_NESTED * 300
+    for t, o in nested:
+        q = parse(t, options=o)
+        assert _valid(q) and any(isinstance(x, A.Sel) for x in _nodes(q.formula)), t
+    assert _random_case(random.Random(7), 6)[0] == _random_case(random.Random(7), 6)[0]
+
+
+def _nodes(f):
+    yield f
+    if isinstance(f, A.Sel):
+        yield from _nodes(f.body)
+    for c in A.children(f):
+        yield from _nodes(c)
+
+
+def test_shrinker_simplifies_inside_nested_strategies():
+    from workbench.shrink import cel_simplifications
+    cands = list(cel_simplifications("NXT(A AS a ; MAX((B AS b)+ WITHIN 2))"))
+    assert "NXT((A AS a ; MAX((B AS b)+)))" in cands          # the block's window dropped
+    assert "NXT((A AS a ; MAX(B AS b WITHIN 2)))" in cands    # shrunk inside the block
+    assert "NXT((A AS a ; (B AS b)+))" in cands               # the block replaced by its body

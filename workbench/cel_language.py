@@ -65,24 +65,34 @@ def _strategies() -> Any:
 def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
     """A seeded random case: the shared generator's (query, stream) plus random switches.
 
-    Rejection sampling keeps the case inside the engine's fragment: a query the engine refuses
+    A fraction :data:`P_NESTED` of the cases has one nested selection strategy
+    (:func:`workbench.strategies.random_nested_cel_case`) and runs under
+    ``nested_strategies="compositional"``.  Rejection sampling keeps the case inside the engine's
+    fragment: a query the engine refuses
     (``UnsupportedError``, e.g. a binary filter checked before its variables are bound) is redrawn
     from the same ``rng`` (at most 20 times), so the draw stays a function of the seed. Queries
     outside the fragment are the oracle's alone and are exercised by its own tests.
     """
     from semantics.errors import UnsupportedError
-    from workbench.strategies import random_cel_case
+    from workbench.strategies import random_cel_case, random_nested_cel_case
 
+    nested = rng.random() < P_NESTED
+    base = Options(nested_strategies="compositional") if nested else Options()
     for _ in range(20):
-        text, stream = random_cel_case(rng, length)
+        text, stream = random_nested_cel_case(rng, length) if nested else random_cel_case(rng, length)
         try:
-            _evaluator(_parse(text), Options())
+            _evaluator(_parse(text), base)
         except UnsupportedError:
             continue
         break
     options = Options(max_scope="global" if rng.random() < 0.2 else "same_end",
-                      nxt_output="top_ranked" if rng.random() < 0.2 else "marked")
+                      nxt_output="top_ranked" if rng.random() < 0.2 else "marked",
+                      nested_strategies=base.nested_strategies)
     return text, stream, options
+
+
+#: Fraction of fuzz cases with a nested selection strategy (note G5, compositional reading).
+P_NESTED = 0.15
 
 
 def _real_cases() -> list:

@@ -160,7 +160,13 @@ def _formula_variants(f: Any) -> Iterator[Any]:
     from semantics.cel import ast as A
 
     yield from A.children(f)
-    if isinstance(f, A.Filter):
+    if isinstance(f, A.Sel):                   # a nested strategy (note G5): its body, then smaller
+        yield f.body
+        if f.within is not None:
+            yield A.Sel(f.strategy, f.body, None)
+        for b in _formula_variants(f.body):
+            yield A.Sel(f.strategy, b, f.within)
+    elif isinstance(f, A.Filter):
         for p in _pred_variants(f.pred):
             yield A.Filter(f.body, p)
         for b in _formula_variants(f.body):
@@ -183,9 +189,10 @@ def cel_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
     parse).
     """
     from semantics.cel import ast as A
+    from semantics.cel.options import Options
     from semantics.cel.parser import parse
 
-    q = parse(query_text, check=False)
+    q = parse(query_text, check=False, options=Options(nested_strategies="compositional"))
     seen = {str(q)}
 
     def emit(cand: A.Query) -> Iterator[str]:

@@ -340,6 +340,79 @@ def gen_cel_query(ch: Chooser, *, strategies: Sequence[str] = STRATEGIES,
     return Query(f, strategy, within)
 
 
+def _replace_atom(f: Formula, target: int, new: Formula, count: list) -> Formula:
+    """``f`` with its ``target``-th atom (pre-order, counted in ``count[0]``) replaced by ``new``."""
+    if isinstance(f, Atom):
+        count[0] += 1
+        return new if count[0] - 1 == target else f
+    if isinstance(f, Filter):
+        return Filter(_replace_atom(f.body, target, new, count), f.pred)
+    if isinstance(f, Plus):
+        return Plus(_replace_atom(f.body, target, new, count))
+    if isinstance(f, (Or, Seq, And)):
+        return type(f)(_replace_atom(f.left, target, new, count),
+                       _replace_atom(f.right, target, new, count))
+    return f
+
+
+def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None = None) -> Query:
+    """A random query with one nested selection strategy ``strategy(psi)`` (EXTENSION, note cel.md
+    G5; evaluate under ``Options(nested_strategies="compositional")``).
+
+    psi (unary filters, <= 3 atoms) and the outer formula (<= 2 atoms, no AND) are drawn by
+    :func:`gen_cel_formula` over ``types``; the block replaces an outer atom or is combined with the
+    outer formula by ``;`` (either side), OR, ``+`` of the block then ``;``, or ``+`` of ``outer ;
+    block``.  The block gets a window with probability 0.25, the query a random top-level strategy
+    and a window with probability 0.25.  ``strategy`` None draws the block's strategy from STRICT,
+    NXT, LAST and MAX.  The result may violate closedness or strong well-formedness (callers
+    check, as :func:`random_nested_cel_case` does)."""
+    from semantics.cel.ast import Sel
+    if strategy is None:
+        strategy = ch.choice(["STRICT", "NXT", "LAST", "MAX"])
+    psi = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=3, unary_only=True, p_filter=0.15)
+    sel = Sel(strategy, psi, ch.integer(0, 3) if ch.boolean(0.25) else None)
+    outer = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=2, unary_only=True,
+                            allow_and=False, p_filter=0.15)
+    mode = ch.integer(0, 5)
+    if mode == 0:
+        f: Formula = _replace_atom(outer, ch.integer(0, _count_atoms(outer) - 1), sel, [0])
+    elif mode == 1:
+        f = Seq(outer, sel)
+    elif mode == 2:
+        f = Seq(sel, outer)
+    elif mode == 3:
+        f = Or(sel, outer)
+    elif mode == 4:
+        f = Seq(Plus(sel), outer)
+    else:
+        f = Plus(Seq(outer, sel))
+    top = ch.choice(list(STRATEGIES))
+    within = ch.integer(0, 4) if ch.boolean(0.25) else None
+    return Query(f, top, within)
+
+
+def random_nested_cel_case(rng: random.Random, length: int) -> tuple[str, Stream]:
+    """Spark fuzzing entry for nested strategies: ``(query_text, stream)`` by
+    :func:`gen_nested_cel_query`, redrawn from ``rng`` (at most 50 times) until the query is closed
+    and strongly well-formed, so the draw stays a function of the seed.
+
+    Raises:
+        RuntimeError: no valid query in 50 draws (does not happen with the shipped generators).
+    """
+    from semantics.cel.analysis import WellFormednessError, check_closed, check_well_formed
+    ch = RandomChooser(rng)
+    for _ in range(50):
+        types = ch.choice(TYPE_ALPHABETS)
+        q = gen_nested_cel_query(ch, types)
+        try:
+            check_closed(q.formula)
+            check_well_formed(q.formula)
+        except WellFormednessError:
+            continue
+        return str(q), gen_stream(ch, length, types)
+    raise RuntimeError("no closed, strongly well-formed nested query in 50 draws")
+
+
 # ---------------------------------------------------------------- hypothesis wrappers
 @st.composite
 def _formulas(draw, kw):
