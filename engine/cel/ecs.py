@@ -285,6 +285,22 @@ def merge(parts: list, lo: int = -INF, reg=None) -> Node:
     return tail
 
 
+def pair(a: Node, b: Node, lo: int = -INF, reg=None) -> Node:
+    """:func:`merge` of exactly two parts (sorted, windowed), without building a list: the
+    direct cases inline, the spine walk through :func:`insert`."""
+    ma = a[0]
+    mb = b[0]
+    if ma < mb or (ma == mb and len(a) == 2):
+        a, b = b, a
+        ma = mb
+    if len(a) != 2:
+        u = (ma, [a, b])
+        if reg is not None:
+            reg(u)
+        return u
+    return insert(a, b, lo, reg)
+
+
 def link(a: Node, b: Node) -> Node:
     """Unsorted union of two disjoint nodes (non-unions or roots) for evaluation **without a
     window** (nothing is ever pruned by max_start, so the kids need not be sorted).  O(1), and
@@ -575,5 +591,5 @@ class WindowGC:
         return sum(len(b) for b in self.ring)
 
 
-__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "new_union", "merge", "insert", "link", "link_all", "max_start", "is_bottom", "is_out",
+__all__ = ["WindowGC", "BOTTOM", "INF", "Node", "out", "union", "union2", "new_union", "merge", "insert", "pair", "link", "link_all", "max_start", "is_bottom", "is_out",
            "is_union", "enumerate_ces", "enumerate_all", "count", "live_nodes", "compact"]
