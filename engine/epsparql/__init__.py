@@ -7,6 +7,18 @@ list[Result]`` (the results of the ticks the occurrence closes), ``close() -> li
 :class:`semantics.epsparql.results.Derived` (occurrences added by CONSTRUCT rules); every result is emitted
 exactly once, when the tick at which it ends closes.  ``evaluator(qs, options, background=Background(...))``
 adds timeless background knowledge and RDFS entailment (note A14; see :mod:`engine.epsparql.evaluate`).
+
+ETALIS backend (:mod:`engine.epsparql.etalis_backend`, paper section 5, note 9.4): ``compile_to_etalis(qs)``
+compiles the positive temporal core -- SELECT over BGP/Join (``and``), SEQ (``seq``), EQUALS (``equals``), UNION
+(``or``) and FILTERs that an ETALIS ``where`` evaluates exactly (integer comparisons, IRI equality, BOUND, and
+``getDURATION() < c`` / ``<= c`` as a window) -- into ETALIS rules, and ``EtalisBackedEvaluator`` runs them on the
+ETALIS engine (unrestricted policy = minimal model = EP-SPARQL's set semantics).  The rest raises
+``UnsupportedError`` and runs here, on the native EDBC evaluator of :mod:`engine.epsparql.evaluate` (the same
+goal-store architecture): the optional family (OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL) binds variables or not
+and decides "no partner" non-monotonically, which ETALIS operators cannot express; three-valued filters on
+strings, decimals or two variables, and the other time functions, need SPARQL's value ordering and the
+instance's interval, which ETALIS conditions do not see; CONSTRUCT feeds derived triples back (Q-closure) and
+RDFS entailment adds timeless background rows.
 """
 from __future__ import annotations
 
@@ -18,7 +30,17 @@ from semantics.epsparql.streams import Background
 
 from engine.epsparql.evaluate import Evaluator, NonStratifiedError, UnsupportedError
 
-__all__ = ["Evaluator", "NonStratifiedError", "UnsupportedError", "evaluator"]
+__all__ = ["EtalisBackedEvaluator", "Evaluator", "NonStratifiedError", "UnsupportedError", "compile_to_etalis",
+           "evaluator"]
+
+
+def __getattr__(name: str):
+    """Lazy exports of the ETALIS backend (it imports the ETALIS engine, hence clingo, only when used)."""
+    if name in ("EtalisBackedEvaluator", "compile_to_etalis"):
+        from engine.epsparql import etalis_backend
+
+        return getattr(etalis_backend, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def evaluator(qs: A.QuerySet, options: Options = Options(), background: Optional[Background] = None) -> Evaluator:
