@@ -284,3 +284,146 @@ def test_differential_engine_equals_oracle_with_background(qs, stream, bg, optio
         return
     assume(isinstance(want, OracleResult))
     assert engine(qs, stream, bg, options) == set(want.results)
+
+
+# ------------------------------------------------------------------------------------------------ owlrl closure
+# The engine computes the static closure with owlrl (engine.epsparql.evaluate.rdfs_closure), cut down to the
+# documented rules; this hand-written fixpoint of exactly those rules (the engine's former implementation, the
+# oracle's ``stat`` rules in asp/epsparql.lp) is the cross-check.
+def reference_rdfs_closure(triples) -> set:
+    """The RDFS closure under rdfs2 (domain), rdfs3 (range, resource objects only), rdfs5, rdfs7
+    (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i).  Naive fixpoint."""
+    from collections import defaultdict
+
+    from rdflib import Literal
+
+    out = set(triples)
+    while True:
+        spo, sco, dom, rng, by_p = {}, {}, {}, {}, defaultdict(list)
+        for tr in out:
+            s, p, o = tr
+            by_p[p].append(tr)
+            if p == RDFS.subPropertyOf:
+                spo.setdefault(s, set()).add(o)
+            elif p == RDFS.subClassOf:
+                sco.setdefault(s, set()).add(o)
+            elif p == RDFS.domain:
+                dom.setdefault(s, set()).add(o)
+            elif p == RDFS.range:
+                rng.setdefault(s, set()).add(o)
+        new = set()
+        for s, p, o in out:
+            for q in spo.get(p, ()):
+                new.add((s, q, o))                                   # rdfs7
+            for c in dom.get(p, ()):
+                new.add((s, RDF.type, c))                            # rdfs2
+            if not isinstance(o, Literal):
+                for c in rng.get(p, ()):
+                    new.add((o, RDF.type, c))                        # rdfs3
+            if p == RDF.type:
+                for d in sco.get(o, ()):
+                    new.add((s, RDF.type, d))                        # rdfs9
+            if p == RDFS.subClassOf:
+                for e in sco.get(o, ()):
+                    new.add((s, RDFS.subClassOf, e))                 # rdfs11
+            if p == RDFS.subPropertyOf:
+                for r in spo.get(o, ()):
+                    new.add((s, RDFS.subPropertyOf, r))              # rdfs5
+        if new <= out:
+            return out
+        out |= new
+
+
+def _closure_terms():
+    from rdflib import XSD, BNode, Literal
+
+    from semantics.epsparql.results import canonical_term
+
+    lits = [canonical_term(x) for x in (Literal(1), Literal(True), Literal("1", datatype=XSD.decimal),
+                                        Literal("x"), Literal("x", lang="en"), Literal("x", datatype=XSD.string))]
+    return {
+        "classes": [term(c) for c in ("K0", "K1", "K2", "K3")] + [RDFS.Resource, RDFS.Class, RDFS.Literal],
+        "props": [term(p) for p in ("p", "q", "r", "s")] + [RDF.type, RDFS.subClassOf, RDFS.domain],
+        "inds": [term(x) for x in ("a", "b")] + [BNode("n1")],
+        "objs": lits + [RDF.Property, RDFS.Resource],
+    }
+
+
+@st.composite
+def schemas_and_graphs(draw):
+    """Random small schemas (subClassOf / subPropertyOf chains, cycles, self-loops; domain/range; sometimes RDFS
+    vocabulary as classes, super-properties or objects) and instance triples with resource and literal
+    objects."""
+    T = _closure_terms()
+    cls, props, inds, objs = T["classes"], T["props"], T["inds"], T["objs"]
+    user_cls, user_props = cls[:4], props[:4]
+    out = set()
+    for _ in range(draw(st.integers(0, 5))):
+        out.add((draw(st.sampled_from(user_cls)), RDFS.subClassOf, draw(st.sampled_from(cls))))
+    if draw(st.booleans()):                                           # a chain or a cycle over the classes
+        k = draw(st.integers(2, 4))
+        chain = user_cls[:k]
+        out |= {(a, RDFS.subClassOf, b) for a, b in zip(chain, chain[1:])}
+        if draw(st.booleans()):
+            out.add((chain[-1], RDFS.subClassOf, chain[0]))
+    for _ in range(draw(st.integers(0, 4))):
+        out.add((draw(st.sampled_from(user_props)), RDFS.subPropertyOf, draw(st.sampled_from(props))))
+    if draw(st.booleans()):
+        out.add((draw(st.sampled_from(user_props)), RDFS.subPropertyOf, RDFS.subPropertyOf))
+    for _ in range(draw(st.integers(0, 3))):
+        out.add((draw(st.sampled_from(user_props + [RDFS.subClassOf, RDFS.domain])),
+                 draw(st.sampled_from([RDFS.domain, RDFS.range])), draw(st.sampled_from(cls))))
+    for _ in range(draw(st.integers(0, 6))):
+        p = draw(st.sampled_from(props))
+        if p == RDF.type:
+            o = draw(st.sampled_from(cls + [RDF.Property]))
+        elif p in (RDFS.subClassOf, RDFS.domain):
+            o = draw(st.sampled_from(cls))
+        else:
+            o = draw(st.sampled_from(inds + user_cls + objs))
+        s = draw(st.sampled_from(inds + (user_props if p == RDF.type else []) + (user_cls if p != RDF.type
+                                                                                  else [])))
+        out.add((s, p, o))
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas_and_graphs())
+def test_owlrl_closure_equals_the_documented_rules(triples):
+    from engine.epsparql.evaluate import rdfs_closure
+
+    assert rdfs_closure(triples) == reference_rdfs_closure(triples)
+
+
+def test_owlrl_closure_examples():
+    from rdflib import Literal
+
+    from engine.epsparql.evaluate import rdfs_closure
+
+    sp, sc = RDFS.subPropertyOf, RDFS.subClassOf
+    cases = [
+        set(),
+        {(term("K0"), sc, term("K1")), (term("K1"), sc, term("K0"))},                 # cycle: reflexive kept
+        {(term("p"), sp, term("q")), (term("q"), sp, term("p")), (term("a"), term("p"), Literal(1))},
+        {(term("p"), sp, term("p"))},                                                  # stated: kept
+        {(term("a"), term("p"), term("b"))},                                           # rdfs6 only: dropped
+        {(term("p"), RDFS.range, term("K0")), (term("a"), term("p"), Literal(1))},     # no rdfs3 on literals
+        {(term("a"), term("p"), Literal(True)), (term("b"), term("p"), Literal(1))},   # no "same value" copies
+        {(term("X"), sp, sp), (term("a"), term("X"), term("a"))},                      # rdfs7 gives a spo a
+        {(term("K0"), RDF.type, RDFS.Class), (term("a"), RDF.type, term("K0"))},       # no rdfs8/rdfs10
+        {(RDFS.Resource, sc, term("K0")), (term("a"), term("p"), term("b"))},          # no rdfs4 -> rdfs9
+        E13_BG.ontology,
+    ]
+    for c in cases:
+        c = set(c)
+        assert rdfs_closure(c) == reference_rdfs_closure(c), c
+
+
+@pytest.mark.parametrize("bad", [(RDF.type, RDFS.domain, "K0"), (RDFS.subPropertyOf, RDFS.range, "K0")])
+def test_owlrl_closure_rejects_statements_about_type_and_subpropertyof(bad):
+    from engine.epsparql.evaluate import rdfs_closure
+
+    with pytest.raises(EngineUnsupported):
+        rdfs_closure({(bad[0], bad[1], term(bad[2]))})
+    with pytest.raises(EngineUnsupported):
+        evaluator(qset(sel(bgp(("?x", "p", "?y")))), Options(), background=Background(ontology=graph(bad)))

@@ -47,10 +47,11 @@ Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``e
 
 * **Background knowledge and RDFS** (note A14, 9.2 point 7; ``background=Background(graph, ontology)``).  (i) The
   RDFS closure of G u O (:func:`rdfs_closure`: rdfs2, rdfs3 on resource objects, rdfs5/7, rdfs9/11; no axiomatic
-  triples) is materialised once; its triples are **timeless**.  Every node has a set ``static`` of *timeless
-  rows* (rows with no temporal match, hence no interval), computed once at build time, children first: a leaf's
-  are the static triples it matches; Join joins them (static x static) and keeps them indexed by join key, so a
-  temporal row arriving on one side also joins the other side's timeless rows and keeps its own ``t_alpha``
+  triples; computed by owlrl's RDFS semantics cut down to exactly these rules) is materialised once; its triples
+  are **timeless**.  Every node has a set ``static`` of *timeless rows* (rows with no temporal match, hence no
+  interval), computed once at build time, children first: a leaf's are the static triples it matches; Join joins
+  them (static x static) and keeps them indexed by join key, so a temporal row arriving on one side also joins
+  the other side's timeless rows and keeps its own ``t_alpha``
   (the hull ignores timeless matches); Filter/Extend/Union/Project map them pointwise, the time functions being
   an error on them (``ta is None``); a per_triple BGP searches the static triples next to the history.  (iii)
   The operands of SEQ/EQUALS/OPTIONAL/OPTIONALSEQ/EQUALSOPTIONAL never see timeless rows (``static`` is empty
@@ -812,7 +813,7 @@ class Evaluator:
                         trs.add(tuple(canonical_term(t) for t in tr))
                     except ValueError as e:
                         raise UnsupportedError(f"background: {e}") from None
-        closure = rdfs_closure(trs)
+        closure = cached_rdfs_closure(frozenset(trs))
         for tr in sorted(closure, key=lambda t: tuple(_n3(x) for x in t)):
             self.stat_by_pred[tr[1]].append(tr)
             self.stat_all.append(tr)
@@ -1189,44 +1190,85 @@ def _oracle_skolem():
 SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
 
 
+#: RDF/RDFS vocabulary that only owlrl's extra rules (rdf1, rdfs4a/b, 6, 8, 10, 12, the datatype rule) conclude
+#: or key on; renamed to private IRIs before owlrl runs, so that those rules never touch the input's own uses.
+_OWLRL_VOCAB = frozenset({RDFS.Resource, RDF.Property, RDFS.Class, RDFS.Literal, RDFS.Datatype,
+                          RDFS.ContainerMembershipProperty, RDFS.member})
+_PRIVATE = "urn:ceplab:rdfs-closure:"
+
+
 def rdfs_closure(triples: Iterable[tuple]) -> set:
     """The RDFS closure of a set of triples under rdfs2 (domain), rdfs3 (range, resource objects only), rdfs5,
-    rdfs7 (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i).  Naive fixpoint."""
-    out = set(triples)
-    while True:
-        spo, sco, dom, rng, by_p = {}, {}, {}, {}, defaultdict(list)
-        for tr in out:
-            s, p, o = tr
-            by_p[p].append(tr)
-            if p == RDFS.subPropertyOf:
-                spo.setdefault(s, set()).add(o)
-            elif p == RDFS.subClassOf:
-                sco.setdefault(s, set()).add(o)
-            elif p == RDFS.domain:
-                dom.setdefault(s, set()).add(o)
-            elif p == RDFS.range:
-                rng.setdefault(s, set()).add(o)
-        new = set()
-        for s, p, o in out:
-            for q in spo.get(p, ()):
-                new.add((s, q, o))                                   # rdfs7
-            for c in dom.get(p, ()):
-                new.add((s, RDF.type, c))                            # rdfs2
-            if not isinstance(o, Literal):
-                for c in rng.get(p, ()):
-                    new.add((o, RDF.type, c))                        # rdfs3
-            if p == RDF.type:
-                for d in sco.get(o, ()):
-                    new.add((s, RDF.type, d))                        # rdfs9
-            if p == RDFS.subClassOf:
-                for e in sco.get(o, ()):
-                    new.add((s, RDFS.subClassOf, e))                 # rdfs11
-            if p == RDFS.subPropertyOf:
-                for r in spo.get(o, ()):
-                    new.add((s, RDFS.subPropertyOf, r))              # rdfs5
-        if new <= out:
-            return out
-        out |= new
+    rdfs7 (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i; the oracle's ``stat``
+    rules in ``asp/epsparql.lp``).
+
+    Computed by owlrl (``DeductiveClosure(RDFS_Semantics, axiomatic_triples=False, datatype_axioms=False)``)
+    and cut down to exactly those entailments.  owlrl's RDFS semantics has more rules: rdf1 ``p a
+    rdf:Property``, rdfs4a/b ``x a rdfs:Resource``, rdfs6 ``p subPropertyOf p``, rdfs8/10 (``rdfs:Class``),
+    rdfs12, the datatype rule, rdfs3 on literal objects and a "same value" rule copying triples between
+    literals with equal values (``true``/``1``).  So, before owlrl runs, every literal and every vocabulary term
+    those rules key on (:data:`_OWLRL_VOCAB`) is replaced by a private IRI (then no literal rule fires, and the
+    input's own ``rdfs:Resource``/``rdfs:Class``/... are plain user terms); afterwards every triple mentioning
+    the real vocabulary (conclusions of rdf1/rdfs4) is dropped, the private IRIs are mapped back, triples with
+    a literal subject (rdfs3 on a literal and its consequences) are dropped, and a reflexive ``p
+    rdfs:subPropertyOf p`` (rdfs6) is kept only if the documented rules derive it: stated, on a cycle, or by
+    rdfs7 from ``p X p`` with ``X rdfs:subPropertyOf rdfs:subPropertyOf``.  This is exact provided no input
+    triple has ``rdf:type`` or ``rdfs:subPropertyOf`` (whose owlrl-only conclusions would then feed a schema
+    about them) or a literal as its subject: such inputs raise :class:`UnsupportedError` (the oracle accepts
+    them).  The test suite cross-checks it against a hand-written fixpoint of the six rules."""
+    import owlrl
+    from rdflib import Graph
+
+    src = set(triples)
+    for s, p, o in src:
+        if isinstance(s, Literal) or s in (RDF.type, RDFS.subPropertyOf):
+            raise UnsupportedError(
+                f"background: the triple {_n3(s)} {_n3(p)} {_n3(o)} has a literal, rdf:type or "
+                "rdfs:subPropertyOf as its subject; statements about the RDFS vocabulary itself are not "
+                "supported by the engine's RDFS closure")
+    fwd: dict = {}
+    back: dict = {}
+
+    def enc(t):
+        if isinstance(t, Literal) or t in _OWLRL_VOCAB:
+            e = fwd.get(t)
+            if e is None:
+                e = fwd[t] = URIRef(f"{_PRIVATE}{len(fwd)}")
+                back[e] = t
+            return e
+        return t
+
+    g = Graph()
+    for s, p, o in src:
+        g.add((enc(s), enc(p), enc(o)))
+    owlrl.DeductiveClosure(owlrl.RDFS_Semantics, improved_datatypes=False, axiomatic_triples=False,
+                           datatype_axioms=False).expand(g)
+    out = set()
+    for tr in g:
+        if any(t in _OWLRL_VOCAB for t in tr):
+            continue                                                   # rdf1, rdfs4a/b and their consequences
+        s, p, o = (back.get(t, t) for t in tr)
+        if isinstance(s, Literal):
+            continue                                                   # rdfs3 on literal objects and after
+        out.add((s, p, o))
+    spo = RDFS.subPropertyOf
+    refl = {s for s, p, o in out if p == spo and s == o}
+    if refl:
+        edges = {(s, o) for s, p, o in out if p == spo and s != o}
+        meta = {s for s, o in edges if o == spo}                       # X rdfs:subPropertyOf rdfs:subPropertyOf
+        for x in refl:
+            if (x, spo, x) in src or any((y, x) in edges for y in {o for s, o in edges if s == x}) \
+                    or any((x, m, x) in out for m in meta):
+                continue
+            out.discard((x, spo, x))                                   # rdfs6 only
+    return out
+
+
+@lru_cache(maxsize=4)
+def cached_rdfs_closure(triples: frozenset) -> frozenset:
+    """:func:`rdfs_closure` memoised on the (canonical) input triples: evaluators over the same background
+    compute its closure once."""
+    return frozenset(rdfs_closure(triples))
 
 
 def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:
