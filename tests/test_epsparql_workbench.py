@@ -306,3 +306,77 @@ def test_cli_background_and_ontology(tmp_path):
     res = runner.invoke(app, ["run", "etalis", str(tmp_path / "r.event"), str(tmp_path / "s.jsonl"),
                               "--ontology", str(tmp_path / "o.ttl")])
     assert res.exit_code == 2 and "takes no --background" in res.output
+
+
+# ----------------------------------------------------------------------------- fuzz cases with background knowledge
+def test_seeded_fuzz_draw_contains_background_cases():
+    """A quarter of the seeded random cases (the Spark fuzzer's) draw background knowledge (note A14) inline in
+    the query text; parse hands it to oracle and engine, and it changes answers in some cases."""
+    from semantics.epsparql.streams import Background
+    from workbench.epsparql_language import WithBackground, background_lines
+    from workbench.spark import case_rng, run_case
+
+    cases = [L.random_case(case_rng(7, "epsparql", i), 6) for i in range(80)]
+    with_bg = [(t, s, o) for t, s, o in cases if background_lines(t)["ontology"]]
+    assert 8 <= len(with_bg) <= 40
+    assert L.random_case(case_rng(7, "epsparql", 3), 6) == cases[3]        # still a function of the seed
+    changed = 0
+    for text, stream, options in with_bg:
+        q = L.parse(text)
+        assert isinstance(q, WithBackground) and isinstance(q.background, Background)
+        assert len(q.background.ontology) >= 1
+        rep = compare(L, q, stream, options)
+        assert rep.verdict != "disagree", (text, rep.problems)
+        if rep.verdict == "agree":
+            plain = compare(L, q.qs, stream, options)
+            changed += plain.verdict == "agree" and set(plain.oracle_results) != set(rep.oracle_results)
+    assert changed >= 1                      # the background reaches the answers
+    assert any(" a " in t for t, _s, _o in with_bg)                  # rdf:type patterns over the classes
+    row = run_case("epsparql", 7, 6, cases.index(with_bg[0]))
+    assert row["query"] == with_bg[0][0]
+
+
+def test_reproducer_with_background_round_trips(tmp_path):
+    """A disagreement on a case with inline background: the JSON reproducer records the background, the shrunk
+    query keeps it (it is needed for the failure), and the reproducer's query, stream and .query/.jsonl files
+    read back to the same case."""
+    from workbench.epsparql_language import (WithBackground, background_comment, inline_background,
+                                             stream_to_json)
+    from workbench.spark import stream_from_json as spark_stream_from_json
+    from workbench.spark import write_reproducer
+
+    rdfs = "http://www.w3.org/2000/01/rdf-schema#"
+    onto = [f"<{EX}p> <{rdfs}subPropertyOf> <{EX}q> ."]
+    graph = [f'<{EX}b> <{EX}q> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .']
+    text = background_comment(graph, onto) + P + "SELECT ?x WHERE { { ?x :q 1 } UNION { ?x :r 2 } }\n"
+    stream = parse_compact_stream(["a p 1 1", "c r 5 2", "c r 6 3"])
+    q = L.parse(text)
+    assert isinstance(q, WithBackground)
+    assert len(compare(L, q, stream).oracle_results) == 1               # :a :p 1 entails :a :q 1
+    assert len(compare(L, q.qs, stream).oracle_results) == 0
+    row = {"case_id": 5, "verdict": "disagree", "query": text, "stream": stream_to_json(stream), "options": {}}
+    path = write_reproducer("epsparql", 7, 3, row, tmp_path, fault="drop", shrink_s=20)
+    rep = json.loads(path.read_text())
+    assert rep["background"] == {"graph": graph, "ontology": onto}
+    assert rep["shrunk"]["background"]["ontology"] == onto              # needed for the failure: kept
+    assert rep["shrunk"]["verdict"] == "disagree" and len(rep["shrunk"]["stream"]) == 1
+    for qtext in (rep["query"], rep["shrunk"]["query"]):
+        back = L.parse(qtext)
+        assert isinstance(back, WithBackground)
+    assert set(inline_background(rep["query"]).ontology) == set(q.background.ontology)
+    assert set(inline_background(rep["query"]).graph) == set(q.background.graph)
+    assert spark_stream_from_json(rep["stream"], "r", L) == stream
+    qfile, sfile = rep["replay"].split()[3:5]
+    assert isinstance(L.parse_file(qfile), WithBackground)
+    r = invoke("compare", "epsparql", qfile, sfile, "--json")         # replays with the background: agrees
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output.strip().splitlines()[-1])["oracle_count"] == 1
+
+
+def test_inline_background_errors_name_the_line():
+    from semantics.errors import ParseError
+
+    text = P + "# background ontology: <a> <b> .\nSELECT * WHERE { ?s :p ?x }\n"
+    with pytest.raises(ParseError) as ei:
+        L.parse(text)
+    assert ei.value.line == 2

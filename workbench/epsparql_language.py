@@ -18,6 +18,11 @@ Emission positions (``extra["result_positions"]``): the engine evaluates a tick 
 of a later tick arrives, or at ``close()``. A result ending at ``T`` is therefore expected at the first
 occurrence whose end is ``> T``, or at ``close()`` when there is none.
 
+Background knowledge (note A14) comes from ``--background``/``--ontology`` files (:func:`with_background`), from a
+``# background: eustock`` line (the bundled data), or inline in the query text as ``# background graph: <s> <p>
+<o> .`` / ``# background ontology: ...`` comment lines (:func:`background_comment`; a quarter of the Spark fuzz
+cases draw such a background, and their reproducers keep it).
+
 Errors: the oracle's and the engine's ``UnsupportedError`` (a ``ValueError``), the engine's ``ValueError``
 for ill-formed time literals and the oracle's ``ModelError`` (no unique stable model) become
 :class:`semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
@@ -56,10 +61,76 @@ def _bundled_background(qs: Any, text: str) -> Any:
     return qs
 
 
+#: Inline background knowledge in a query text (generated fuzz cases and their reproducers): one N-Triples triple
+#: per comment line, ``# background graph: <s> <p> <o> .`` (static graph) or ``# background ontology: ...``.
+_INLINE_BACKGROUND_RE = re.compile(r"^[ \t]*#[ \t]*background[ \t]+(graph|ontology):[ \t]*(.*?)[ \t]*$", re.M)
+
+
+def background_comment(graph: Iterable[str], ontology: Iterable[str]) -> str:
+    """The comment lines carrying inline background knowledge (N-Triples lines of the static graph and the
+    ontology); :func:`inline_background` reads them back."""
+    return "".join(f"# background {kind}: {line}\n" for kind, lines in (("graph", graph), ("ontology", ontology))
+                   for line in lines)
+
+
+def background_lines(text: str) -> dict[str, list[str]]:
+    """The inline background of a query text as ``{"graph": [N-Triples lines], "ontology": [...]}`` (JSON
+    reproducers)."""
+    out: dict[str, list[str]] = {"graph": [], "ontology": []}
+    for m in _INLINE_BACKGROUND_RE.finditer(text):
+        out[m.group(1)].append(m.group(2))
+    return out
+
+
+def split_background(text: str) -> tuple[str, str]:
+    """``(the inline background comment lines, the rest of the text)``."""
+    head = "".join(m.group(0).strip() + "\n" for m in _INLINE_BACKGROUND_RE.finditer(text))
+    return head, _INLINE_BACKGROUND_RE.sub("", text)
+
+
+def inline_background(text: str, file: str | None = None) -> Any:
+    """The :class:`semantics.epsparql.streams.Background` written inline in a query text
+    (:func:`background_comment`), or None when there is none.
+
+    Raises:
+        ParseError: a line that is not one N-Triples triple (file and line named).
+    """
+    from rdflib import Graph
+
+    from semantics.epsparql.results import canonical_term
+    from semantics.epsparql.streams import Background
+
+    graphs: dict[str, Any] = {}
+    for m in _INLINE_BACKGROUND_RE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        g = Graph()
+        try:
+            g.parse(data=m.group(2) + "\n", format="nt")
+            if len(g) != 1:
+                raise ValueError("expected exactly one triple")
+            (tr,) = list(g)
+            tr = (tr[0], tr[1], canonical_term(tr[2]))
+        except Exception as e:  # noqa: BLE001 - rdflib raises several types
+            msg = str(e).strip().splitlines()
+            raise ParseError(f"background {m.group(1)} line: not one N-Triples triple "
+                             f"({msg[0] if msg else type(e).__name__})", file or "<string>", line, 1) from None
+        graphs.setdefault(m.group(1), Graph()).add(tr)
+    if not graphs:
+        return None
+    return Background(graph=graphs.get("graph"), ontology=graphs.get("ontology"))
+
+
+def _attach_inline(qs: Any, text: str, file: str | None) -> Any:
+    bg = inline_background(text, file)
+    if bg is None:
+        return qs
+    return WithBackground(qs.qs if isinstance(qs, WithBackground) else qs, bg)
+
+
 def _parse(text: str, file: str | None = None) -> Any:
     from semantics.epsparql.parser import parse
 
-    return _bundled_background(parse(text, file), text)
+    return _attach_inline(_bundled_background(parse(text, file), text), text, file)
 
 
 def _parse_file(path: Any) -> Any:
@@ -67,7 +138,8 @@ def _parse_file(path: Any) -> Any:
 
     from semantics.epsparql.parser import parse_file
 
-    return _bundled_background(parse_file(path), Path(path).read_text(encoding="utf-8"))
+    text = Path(path).read_text(encoding="utf-8")
+    return _attach_inline(_bundled_background(parse_file(path), text), text, str(path))
 
 
 def _render(query: Any) -> str:
@@ -76,6 +148,12 @@ def _render(query: Any) -> str:
     query, _ = _unwrap(query)
 
     return render(query)
+
+
+def _background_json(text: str) -> Any:
+    """``{"graph": [...], "ontology": [...]}`` (N-Triples lines) of a query text's inline background, or None."""
+    bl = background_lines(text)
+    return bl if bl["graph"] or bl["ontology"] else None
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -355,14 +433,22 @@ def random_options(rng: random.Random) -> Options:
     return Options(**kw)
 
 
+#: Fraction of random cases (Spark fuzzing) that draw background knowledge (a static graph and an RDFS ontology).
+P_BACKGROUND = 0.25
+
+
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
-    """A seeded random case: the shared generator's (query text, stream) plus random switches. Query texts
-    that do not parse or that the engine refuses are redrawn from the same ``rng`` (at most 30 times)."""
+    """A seeded random case: the shared generator's (query text, stream) plus random switches. With probability
+    :data:`P_BACKGROUND` (decided first) the case has background knowledge, written inline into the query text
+    (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
+    replay it. Query texts that do not parse or that the engine refuses are redrawn from the same ``rng`` (at
+    most 30 times)."""
     from workbench.strategies import random_epsparql_case
 
     text, stream = "", []
+    background = rng.random() < P_BACKGROUND
     for _ in range(30):
-        text, stream = random_epsparql_case(rng, length)
+        text, stream = random_epsparql_case(rng, length, background=background)
         try:
             _evaluator(_parse(text), Options())
         except (ParseError, UnsupportedError):
@@ -421,6 +507,7 @@ _LANG = Language(
         "paper_stream": paper_stream,
         "paper_expected": paper_expected,
         "with_background": with_background,
+        "background_json": _background_json,
         "project_results": project_results,
         "paper": PAPER,
         "provenance_legend": "N = stated by the note epsparql.md 5 (clingo-confirmed there), "

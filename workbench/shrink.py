@@ -22,7 +22,8 @@ first.
 
 For EP-SPARQL, :func:`epsparql_simplifications` drops a query (a CONSTRUCT rule or a SELECT), replaces
 a binary operator by an operand, drops a FILTER or an optional operator's ``F``, or drops a triple
-pattern from a block.
+pattern from a block; inline background knowledge (``# background ...`` lines) is kept, and dropped one
+line at a time last.
 """
 from __future__ import annotations
 
@@ -319,14 +320,18 @@ def epsparql_simplifications(query_text: str, lang: Any = None) -> Iterator[str]
     smaller pattern (:func:`_epsparql_pattern_variants`: a binary operator by an operand, a FILTER by its
     pattern, an optional operator's ``F`` dropped, a triple pattern dropped from a block). Candidates
     without concrete syntax are skipped; the shrinker skips those that do not parse (e.g. a projected
-    variable no longer in scope).
+    variable no longer in scope). Inline background knowledge (``# background graph|ontology: ...`` lines,
+    :func:`workbench.epsparql_language.background_comment`) is kept on every candidate; after the query
+    candidates come the ones with one background line dropped.
     """
     from dataclasses import replace
 
     from semantics.epsparql import ast as A
     from semantics.epsparql.parser import parse, render
+    from workbench.epsparql_language import split_background
 
-    qs = parse(query_text)
+    head, body = split_background(query_text)
+    qs = parse(body)
     queries = list(qs.queries)
     seen = {render(qs)}
 
@@ -337,7 +342,7 @@ def epsparql_simplifications(query_text: str, lang: Any = None) -> Iterator[str]
             return
         if s not in seen:
             seen.add(s)
-            yield s
+            yield head + s
 
     if len(queries) > 1:
         for i in range(len(queries)):
@@ -345,3 +350,6 @@ def epsparql_simplifications(query_text: str, lang: Any = None) -> Iterator[str]
     for i, q in enumerate(queries):
         for w in _epsparql_pattern_variants(q.where):
             yield from emit(queries[:i] + [replace(q, where=w)] + queries[i + 1:])
+    lines = head.splitlines(keepends=True)
+    for i in range(len(lines)):
+        yield "".join(lines[:i] + lines[i + 1:]) + body.lstrip("\n")

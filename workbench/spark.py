@@ -15,8 +15,10 @@ A campaign for one language, with ``cases`` cases of stream length ``length`` an
 4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``); every disagreement and every
    undecided case is shrunk on the driver (:mod:`workbench.shrink`) and written as a JSON reproducer
    ``OUT/<lang>/case-<id>-<verdict>.json`` (query, stream, options, oracle and engine results, seed,
-   case id, the shrunk case) plus the shrunk case as ``case-<id>.query`` / ``case-<id>.jsonl`` for
-   ``ceplab compare``.
+   case id, the shrunk case; for EP-SPARQL cases with background knowledge also ``background``, the
+   N-Triples lines of the static graph and ontology, which the query text carries as comment lines so
+   that shrinking keeps them and the ``.query`` file replays them) plus the shrunk case as
+   ``case-<id>.query`` / ``case-<id>.jsonl`` for ``ceplab compare``.
 
 The Spark session (:func:`spark_session`) runs ``local[*]`` by default, logs only errors, has no UI,
 few shuffle partitions and binds to 127.0.0.1 for local masters, so that it starts on small
@@ -490,6 +492,10 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
         "regenerate": f"python -c \"from workbench.spark import replay_case; "
                       f"print(replay_case({lang_name!r}, {seed}, {length}, {cid}))\"",
     }
+    bg_hook = lang.extra.get("background_json")     # EP-SPARQL: background knowledge written in the query
+    if bg_hook is not None:
+        repro["background"] = bg_hook(row["query"])
+        shrunk_json["background"] = bg_hook(shrunk.query)
     path = base.parent / f"{base.name}-{verdict}.json"
     path.write_text(json.dumps(repro, indent=2) + "\n", encoding="utf-8")
     return path
