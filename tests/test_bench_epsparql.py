@@ -131,3 +131,37 @@ def test_no_background_support_is_reported(monkeypatch):
 def test_cli_dispatch_names():
     assert "epsparql" in bench.BENCH_NAMES
     assert bench.run("epsparql", peer="etalis", quick=True) == 2
+
+
+def test_e13_scaled_up_workload_tiny():
+    """E13 / Test 2 on a tiny class tree: the tree has the asked size and depth, the stream is prefix-stable, the
+    engine answers every leaf-typed plant (and no :Fungi), the oracle agrees, and the section renders."""
+    onto, leaves = BS.class_tree(40, 8)
+    assert len(onto) == 40 + 1 and len(leaves) == BS._level_sizes(40, 8)[-1]
+    assert sum(BS._level_sizes(40_080, 8)) == 40_080
+    s = BS.e13_stream(30, 40, seed=3)
+    assert s[:12] == BS.e13_stream(12, 40, seed=3) and s[12:] == BS.e13_stream(18, 40, seed=3, start=12)
+    assert [o.start for o in s] == list(range(30)) and {o.p for o in s} == {BS.RDF.type}
+    grid = dataclasses.replace(BS.make_grid("quick"), e13_classes=40, e13_ns=(200,), e13_oracle_ns=(12,))
+    out = BS.e13_pass(grid, 3, {"engine": True, "oracle": True})
+    assert out["closure_triples"] > len(onto) and out["closure_seconds"] >= 0
+    (row,) = out["rows"]
+    assert row["tps"] > 0 and row["results"] == row["expected"] > 0
+    (o,) = out["oracle"]
+    assert o["status"] == "decided" and o["agree"] is True and o["results"] == o["engine_results"]
+    assert BS.e13_pass(grid, 3, {"engine": False, "oracle": False})["skipped"] == BS.NO_BACKGROUND
+    from rich.console import Console
+    con = Console(file=io.StringIO(), width=200)
+    BS.render({"grid": "quick", "seed": 3, "python": "", "machine": "",
+               "workload": {"queries": {}, "subjects": 1, "values": 1, "ontology": []},
+               "background": {"engine": True, "oracle": True}, "rows": [], "oracle": [], "e13": out,
+               "targets": [], "disagreements": []}, con)
+    assert "E13 scaled up" in con.file.getvalue()
+
+
+def test_e13_in_the_quick_report(quick_json):
+    e13 = quick_json["e13"]
+    assert e13["classes"] == BS.E13_QUICK_CLASSES and e13["depth"] == 8
+    assert [r["n"] for r in e13["rows"]] == list(BS.make_grid("quick").e13_ns)
+    assert all(r["results"] == r["expected"] for r in e13["rows"])
+    assert all(o["agree"] is True for o in e13["oracle"])

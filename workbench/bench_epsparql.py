@@ -27,6 +27,14 @@ Workloads (``PREFIX : <http://example.org/>``; ``D`` the duration bound, :data:`
            static graph ``:c{k} a :Sub``, which the query does not ask for: they only size the closure).
     CONR   CON with RDFS: the stream uses :p1/:p2, and the derived :q is a subproperty of :r, which the SELECT asks.
 
+E13 scaled up (the paper's Test 2, section 6; note E13), a section of its own (``e13`` in the JSON): a synthetic
+class tree (:func:`class_tree`) of 40,080 subclasses of ``:Tracheobionta`` on 8 levels (quick grid: 600), a
+stream ``:plant{i} a C`` with ``C`` a random leaf (one in ten ``:Fungi``, outside the tree), and ``SELECT ?x WHERE
+{ ?x a :Tracheobionta }`` answered through RDFS.  Reported: the time of the RDFS closure of the ontology (computed
+once, by owlrl, memoised for every later evaluator), the evaluator's build time with the closure cached, the
+engine's push throughput per stream length (and its answers against the expected count), and the oracle's time
+on short streams, its results compared with the engine's.
+
 The RDFS workloads need ``background=`` on ``engine.epsparql.evaluator`` (and on ``asp.epsparql.oracle`` for their
 oracle rows), detected with :func:`inspect.signature`; without it their rows say "n/a (no background support)".
 
@@ -200,6 +208,8 @@ class Grid:
         oracle_cases: (workload, stream lengths) per oracle case.
         oracle_seconds: time limit of one oracle call.
         repeat_events: the push pass is repeated ``max(2, min(5, repeat_events // n))`` times.
+        e13_classes: subclasses of the root in the E13 class tree (:func:`class_tree`, depth :data:`E13_DEPTH`).
+        e13_ns: E13 stream lengths (engine); ``e13_oracle_ns``: the E13 stream lengths the oracle runs.
     """
 
     name: str
@@ -207,6 +217,9 @@ class Grid:
     oracle_cases: tuple[tuple[str, tuple[int, ...]], ...]
     oracle_seconds: float = 60.0
     repeat_events: int = 100_000
+    e13_classes: int = 40_080
+    e13_ns: tuple[int, ...] = (10_000, 50_000)
+    e13_oracle_ns: tuple[int, ...] = (10, 100)
 
     def repeats(self, n: int) -> int:
         return max(2, min(5, self.repeat_events // max(n, 1)))
@@ -215,26 +228,33 @@ class Grid:
 def make_grid(kind: str = "default") -> Grid:
     """The grid called ``kind``.
 
-    * ``quick`` (seconds; the tests): every workload at n = 300, 1000; oracle at n = 20, 40 (S5: 20).
+    * ``quick`` (seconds; the tests): every workload at n = 300, 1000; oracle at n = 20, 40 (S5: 20); E13 on a
+      tree of :data:`E13_QUICK_CLASSES` classes at n = 300, 1000, oracle n = 10.
     * ``default`` (a few minutes; S5 at n = 100 may take the oracle its whole minute and come back undecided): n = 10^4,
-      5·10^4; oracle at n = 50, 100, 200 (S5: 25, 50, 100).
-    * ``full``: n = 10^4, 10^5, 10^6; oracle up to n = 1600 (S5: 200).
+      5·10^4; oracle at n = 50, 100, 200 (S5: 25, 50, 100); E13 on :data:`E13_CLASSES` classes at n = 10^4,
+      5·10^4, oracle n = 10, 100.
+    * ``full``: n = 10^4, 10^5, 10^6; oracle up to n = 1600 (S5: 200); E13 at n = 10^4, 10^5, 10^6, oracle n = 10,
+      100, 1000.
 
     Raises:
         ValueError: unknown kind.
     """
     if kind == "quick":
         ns, on, o5, secs, rep = (300, 1000), (20, 40), (20,), 30.0, 2000
+        e13 = (E13_QUICK_CLASSES, (300, 1000), (10,))
     elif kind == "default":
         ns, on, o5, secs, rep = (10_000, 50_000), (50, 100, 200), (25, 50, 100), 60.0, 100_000
+        e13 = (E13_CLASSES, (10_000, 50_000), (10, 100))
     elif kind == "full":
         ns, on, o5, secs, rep = ((10_000, 100_000, 1_000_000), (50, 100, 200, 400, 800, 1600), (25, 50, 100, 200),
                                  120.0, 200_000)
+        e13 = (E13_CLASSES, (10_000, 100_000, 1_000_000), (10, 100, 1000))
     else:
         raise ValueError(f"unknown grid {kind!r}; known: quick, default, full")
     cells = tuple((wl, n) for wl in WORKLOADS for n in ns)
     ocases = tuple((wl, o5 if wl == "S5" else on) for wl in WORKLOADS)
-    return Grid(kind, cells, ocases, oracle_seconds=secs, repeat_events=rep)
+    return Grid(kind, cells, ocases, oracle_seconds=secs, repeat_events=rep, e13_classes=e13[0], e13_ns=e13[1],
+                e13_oracle_ns=e13[2])
 
 
 # ----------------------------------------------------------------------------- workload
@@ -448,6 +468,158 @@ def targets(rows: list[dict]) -> list[dict]:
     return out
 
 
+# ----------------------------------------------------------------------------- E13 scaled up (paper Test 2)
+#: The paper's Test 2 (section 6): 40,080 subclasses of Tracheobionta, maximal depth 8.
+E13_CLASSES = 40_080
+E13_QUICK_CLASSES = 600
+E13_DEPTH = 8
+#: One stream triple in :data:`E13_OTHER` types its subject with a class outside the tree (no answer).
+E13_OTHER = 10
+E13_ROOT = "Tracheobionta"
+E13_QUERY = PREFIX + f"SELECT ?x WHERE {{ ?x a :{E13_ROOT} }}"
+
+
+def _level_sizes(n_classes: int, depth: int) -> list[int]:
+    """Classes per level 1..depth: geometric (branching ``b`` with ``sum b^d`` = ``n_classes``), the deepest
+    level taking the rounding so that the sizes add up to ``n_classes`` exactly."""
+    if n_classes < depth:
+        raise ValueError(f"a class tree of depth {depth} needs at least {depth} classes, got {n_classes}")
+    lo, hi = 1.0, float(n_classes)
+    for _ in range(100):
+        b = (lo + hi) / 2
+        if sum(b ** d for d in range(1, depth + 1)) < n_classes:
+            lo = b
+        else:
+            hi = b
+    sizes = [max(1, round(lo ** d)) for d in range(1, depth + 1)]
+    for d in range(1, depth):
+        sizes[d] = max(sizes[d], sizes[d - 1])
+    sizes[-1] += n_classes - sum(sizes)
+    return sizes
+
+
+@lru_cache(maxsize=4)
+def class_tree(n_classes: int = E13_CLASSES, depth: int = E13_DEPTH) -> tuple[Graph, tuple]:
+    """The synthetic hierarchy of E13 / Test 2: ``n_classes`` subclasses of ``:Tracheobionta`` on ``depth``
+    levels (``:C{d}_{i}``; the parent of class ``i`` of level ``d`` is class ``i * |level d-1| // |level d|``
+    of level ``d-1``), plus ``:Fungi rdfs:subClassOf :Eukaryota`` (outside the tree).  Returns the ontology and
+    the leaves (level ``depth``)."""
+    g = Graph()
+    prev = [EX[E13_ROOT]]
+    for d, size in enumerate(_level_sizes(n_classes, depth), start=1):
+        cur = [EX[f"C{d}_{i}"] for i in range(size)]
+        for i, c in enumerate(cur):
+            g.add((c, RDFS.subClassOf, prev[i * len(prev) // size]))
+        prev = cur
+    g.add((EX.Fungi, RDFS.subClassOf, EX.Eukaryota))
+    return g, tuple(prev)
+
+
+def e13_stream(n: int, n_classes: int = E13_CLASSES, seed: int = SEED, start: int = 0) -> list[Occurrence]:
+    """Occurrences ``start..start+n-1`` of the E13 stream: occurrence ``i`` is ``:plant{i} rdf:type C`` at ``[i,
+    i]`` with ``C`` a leaf of :func:`class_tree` drawn uniformly (``:Fungi`` for one in :data:`E13_OTHER`); draw
+    ``i`` depends only on ``(seed, i)``, so streams are prefix-stable."""
+    _g, leaves = class_tree(n_classes)
+    out = []
+    for i in range(start, start + n):
+        rng = random.Random(f"ceplab-bench-epsparql-e13:{seed}:{i}")
+        c = EX.Fungi if rng.random() * E13_OTHER < 1 else leaves[rng.randrange(len(leaves))]
+        out.append(Occurrence(EX[f"plant{i}"], RDF.type, c, i, i, i))
+    return out
+
+
+def e13_reproducer(n_classes: int, n: int, seed: int) -> str:
+    """Python code recomputing an E13 oracle row (engine vs oracle) from scratch."""
+    return ("from workbench import bench_epsparql as BE; from semantics.epsparql.options import Options; "
+            "from semantics.epsparql.parser import parse; from semantics.epsparql.streams import Background; "
+            "from asp.epsparql import oracle; from engine.epsparql import evaluator; "
+            f"q = parse(BE.E13_QUERY); bg = Background(ontology=BE.class_tree({n_classes})[0]); "
+            f"s = BE.e13_stream({n}, {n_classes}, seed={seed}); ours = evaluator(q, Options(), background=bg).run(s); "
+            "theirs = oracle(q, s, Options(), background=bg).results; print(sorted(map(str, set(ours) ^ set(theirs))))")
+
+
+def _e13_triples(onto: Graph) -> frozenset:
+    return frozenset((s, p, canonical_term(o)) for s, p, o in onto)
+
+
+def e13_pass(grid: Grid, seed: int, support: dict, note: Callable[[str], None] = lambda s: None) -> dict:
+    """E13 scaled up: the closure of the class tree (computed once, through the engine's memoised
+    ``cached_rdfs_closure``), the engine's push throughput at ``grid.e13_ns`` (``SELECT ?x WHERE { ?x a
+    :Tracheobionta }``, evaluator built outside the timing) and the oracle's time at ``grid.e13_oracle_ns``, its
+    results compared with the engine's."""
+    k = grid.e13_classes
+    out: dict[str, Any] = {"classes": k, "depth": E13_DEPTH, "query": E13_QUERY, "rows": [], "oracle": []}
+    if not support.get("engine"):
+        out["skipped"] = NO_BACKGROUND
+        return out
+    try:
+        from engine.epsparql import evaluator
+        from engine.epsparql.evaluate import cached_rdfs_closure
+        from semantics.epsparql.parser import parse
+    except ImportError as e:
+        out["skipped"] = f"engine.epsparql is not available ({e})"
+        return out
+    note(f"E13: class tree of {k:,} classes")
+    onto, leaves = class_tree(k)
+    out.update(levels=_level_sizes(k, E13_DEPTH), leaves=len(leaves), ontology_triples=len(onto))
+    triples = _e13_triples(onto)
+    cached_rdfs_closure.cache_clear()
+    t0 = time.perf_counter()
+    closure = cached_rdfs_closure(triples)
+    out["closure_seconds"] = time.perf_counter() - t0
+    out["closure_triples"] = len(closure)
+    bg = Background(ontology=onto)
+    qs = parse(E13_QUERY)
+    opts = Options()
+    t0 = time.perf_counter()
+    evaluator(qs, opts, background=bg)
+    out["build_seconds"] = time.perf_counter() - t0          # closure cached: loading the static schema
+    factory = lambda: evaluator(qs, opts, background=bg)      # noqa: E731
+    for n in grid.e13_ns:
+        note(f"E13 n={n:,}")
+        row: dict[str, Any] = {"n": n}
+        ev = factory()
+        times = timed_chunks(ev.push, n, lambda lo, hi: (e13_stream(min(hi, b + BLOCK) - b, k, seed, b)
+                                                         for b in range(lo, hi, BLOCK)))
+        ev.close()
+        total = sum(times)
+        row.update(seconds=total, tps=n / total if total > 0 else None, us=total / n * 1e6 if n else None,
+                   path=str(getattr(ev, "path", "?")))
+        occs = e13_stream(n, k, seed)
+        row["results"] = len(engine_results(factory, occs))
+        row["expected"] = sum(1 for o in occs if o.o != EX.Fungi)   # every leaf is a Tracheobionta
+        out["rows"].append(row)
+    if not support.get("oracle"):
+        out["oracle"] = [{"n": n, "status": "n/a", "reason": NO_BACKGROUND} for n in grid.e13_oracle_ns]
+        return out
+    from asp import epsparql as asp_eps
+    from asp.oracle import Limits
+
+    limits = Limits(time_s=grid.oracle_seconds)
+    for n in grid.e13_oracle_ns:
+        note(f"E13 oracle n={n}")
+        occs = e13_stream(n, k, seed)
+        row = {"n": n, "limit_seconds": grid.oracle_seconds}
+        t0 = time.perf_counter()
+        try:
+            res = asp_eps.oracle(qs, occs, opts, limits, background=bg)
+        except Exception as e:  # reported, not a disagreement
+            row.update(status="error", reason=f"{type(e).__name__}: {e}", seconds=time.perf_counter() - t0)
+            out["oracle"].append(row)
+            break
+        row["seconds"] = time.perf_counter() - t0
+        results = getattr(res, "results", None)
+        if results is None:
+            row.update(status="undecided", reason=str(getattr(res, "reason", res)))
+            out["oracle"].append(row)
+            break
+        eng = engine_results(factory, occs)
+        row.update(status="decided", results=len(results), engine_results=len(set(eng)),
+                   agree=set(eng) == set(results) and len(eng) == len(set(eng)))
+        out["oracle"].append(row)
+    return out
+
+
 # ----------------------------------------------------------------------------- the run
 def bench_epsparql(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
                    progress: Optional[Callable[[str], None]] = None) -> dict:
@@ -502,14 +674,31 @@ def bench_epsparql(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
         rows.append(row)
     report["rows"] = rows
     report["oracle"] = oracle_pass(grid, seed, engine_ok, support, note)
+    report["e13"] = e13_pass(grid, seed, support if engine_ok else {}, note)
     report["targets"] = targets(rows)
     report["disagreements"] = [
         f"oracle and engine disagree on {o['workload']} n={o['n']}: {o['results']} vs {o['engine_results']} results;"
         f" reproducer: {o['reproducer']}" for o in report["oracle"] if o.get("agree") is False]
+    report["disagreements"] += [
+        f"oracle and engine disagree on E13 ({grid.e13_classes:,} classes) n={o['n']}: {o['results']} vs "
+        f"{o['engine_results']} results; reproducer: {e13_reproducer(grid.e13_classes, o['n'], seed)}"
+        for o in report["e13"]["oracle"] if o.get("agree") is False]
+    report["disagreements"] += [
+        f"E13 ({grid.e13_classes:,} classes) n={r['n']}: the engine answers {r['results']} of the "
+        f"{r['expected']} Tracheobionta triples" for r in report["e13"]["rows"] if r["results"] != r["expected"]]
     return report
 
 
 # ----------------------------------------------------------------------------- printing
+def _e13_oracle_cells(o: dict) -> tuple[str, str, str]:
+    if not o:
+        return "-", "-", "-"
+    if o.get("status") != "decided":
+        return f"{o.get('status', '').upper()} ({o.get('reason', '')})", "-", "-"
+    return (f"{o['seconds']:.2f}", _fmt(o["results"], "int"),
+            "yes" if o.get("agree") else "[red]NO[/red]")
+
+
 def render(report: dict, console: Any) -> None:
     """Print the report as rich tables on ``console``."""
     from rich.table import Table
@@ -557,6 +746,28 @@ def render(report: dict, console: Any) -> None:
                    _fmt(o.get("ground_rules") or None, "int"), _fmt(o.get("atoms"), "int"),
                    _fmt(o.get("results"), "int"), _fmt(o.get("engine_results"), "int"), agree)
     console.print(ot)
+    e13 = report.get("e13")
+    if e13:
+        head = (f"E13 scaled up (paper Test 2): SELECT ?x WHERE {{ ?x a :{E13_ROOT} }} over a class tree of "
+                f"{e13['classes']:,} subclasses, depth {e13['depth']}")
+        if "skipped" in e13:
+            console.print(f"{head}: {e13['skipped']}", markup=False, highlight=False)
+        else:
+            console.print(f"{head} (levels {e13['levels']}); stream :plant{{i}} a <random leaf> (1 in {E13_OTHER} "
+                          f":Fungi); RDFS closure computed once: {e13['closure_triples']:,} triples in "
+                          f"{e13['closure_seconds']:.2f} s (owlrl); evaluator build with the closure cached "
+                          f"{e13['build_seconds']:.2f} s", markup=False, highlight=False)
+            et = Table(title="E13 scaled up: engine push throughput and oracle time")
+            for col in ("n", "triples/s", "µs/triple", "results", "expected", "oracle s", "oracle results", "agree"):
+                et.add_column(col, justify="right")
+            orc = {o["n"]: o for o in e13["oracle"]}
+            for r in e13["rows"]:
+                o = orc.pop(r["n"], {})
+                et.add_row(_fmt(r["n"], "int"), _fmt(r["tps"], "eps"), _fmt(r["us"], "us"), _fmt(r["results"], "int"),
+                           _fmt(r["expected"], "int"), *_e13_oracle_cells(o))
+            for n, o in orc.items():
+                et.add_row(_fmt(n, "int"), "-", "-", "-", "-", *_e13_oracle_cells(o))
+            console.print(et)
     if report["targets"]:
         tt = Table(title="Targets (reported, not enforced)")
         for col in ("target", "case", "where", "value", "verdict", "detail"):
