@@ -589,10 +589,24 @@ class DetEvaluator(Evaluator):
         two contributions; anything else calls :func:`_general`.  Same result as ``_general``."""
         join = "_pair(x, y, lo, reg)" if win else "_link(x, y)"
         if not a and len(b) == 2:
+            if not win:
+                return [f" x = N[{b[0]}]; y = N[{b[1]}]",
+                        f" {v} = y if x is None else (x if y is None else _link(x, y))"]
+            # _pair inlined: the larger start (a non-union among equals) on the left; a non-union
+            # head links directly, a union head goes through the spine insert
             return [f" x = N[{b[0]}]; y = N[{b[1]}]",
                     " if x is not None and x[0] < lo: x = None",
                     " if y is not None and y[0] < lo: y = None",
-                    f" {v} = y if x is None else (x if y is None else {join})"]
+                    " if x is None:",
+                    f"  {v} = y",
+                    " elif y is None:",
+                    f"  {v} = x",
+                    " else:",
+                    "  if x[0] < y[0] or (x[0] == y[0] and len(x) == 2): x, y = y, x",
+                    "  if len(x) != 2:",
+                    f"   {v} = (x[0], [x, y]); reg({v})",
+                    "  else:",
+                    f"   {v} = _insert(x, y, lo, reg)"]
         if not b and 1 <= len(a) + (e0 in a) <= 2:
             srcs = [("BOTTOM", True)] if e0 in a else []
             srcs += [(f"N[{i}]", False) for i in a]
