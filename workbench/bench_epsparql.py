@@ -88,7 +88,7 @@ SAMPLE = 100
 TARGET_TPS = 20_000.0
 TARGET_WORKLOADS = ("S3",)
 #: reported beside the target, as information: the same query with twice the triples in every duration window
-INFO_WORKLOADS = ("S3x2",)
+INFO_WORKLOADS = ("S3x2", "S3E")
 NO_BACKGROUND = "n/a (no background support)"
 
 _D = f"getDURATION() < {DURATION}"
@@ -105,6 +105,8 @@ class Workload:
         preds: the stream predicates (local names in :data:`EX`).
         per_tick: occurrences per tick (1 or 2).
         rdfs: whether it needs background knowledge (:func:`background`).
+        backend: ``native`` (:func:`engine.epsparql.evaluator`) or ``etalis`` (the query compiled to ETALIS
+            rules and run on the ETALIS engine, :class:`engine.epsparql.etalis_backend.EtalisBackedEvaluator`).
     """
 
     name: str
@@ -113,6 +115,7 @@ class Workload:
     preds: tuple[str, ...] = ("p",)
     per_tick: int = 1
     rdfs: bool = False
+    backend: str = "native"
 
     @property
     def stream(self) -> str:
@@ -133,6 +136,7 @@ WORKLOADS: dict[str, Workload] = {
     "S3": Workload("S3", "SEQ of 3 patterns, duration filter", PREFIX + _S3),
     "S5": Workload("S5", "SEQ of 5 patterns, duration filter", PREFIX + f"SELECT ?c WHERE {_seq(5)} FILTER({_D})"),
     "S3x2": Workload("S3x2", "S3, two triples per tick", PREFIX + _S3, per_tick=2),
+    "S3E": Workload("S3E", "S3 compiled to ETALIS rules, on the ETALIS engine", PREFIX + _S3, backend="etalis"),
     "NEG": Workload("NEG", "EQUALSOPTIONAL negation (consecutive values)", PREFIX + (
         "SELECT ?c ?x ?y WHERE { { ?c :p ?x } SEQ { ?c :p ?y } } EQUALSOPTIONAL "
         f"{{ {{ ?c :p ?x }} SEQ {{ ?c :p ?m }} SEQ {{ ?c :p ?y }} }} FILTER(!BOUND(?m) && {_D})")),
@@ -142,7 +146,7 @@ WORKLOADS: dict[str, Workload] = {
     "CONR": Workload("CONR", "CON with RDFS (subproperties in the stream and on the derived triple)",
                      PREFIX + _CON.replace("{Q}", ":r"), preds=("p1", "p2"), rdfs=True),
 }
-PLAIN = ("S2", "S3", "S5", "S3x2", "NEG", "CON")
+PLAIN = ("S2", "S3", "S5", "S3x2", "S3E", "NEG", "CON")
 WITH_RDFS = ("S3R", "CONR")
 
 
@@ -315,6 +319,9 @@ def engine_factory(wl: str) -> Callable[[], Any]:
     from engine.epsparql import evaluator
     qs = parse_workload(wl)
     opts = Options()
+    if WORKLOADS[wl].backend == "etalis":
+        from engine.epsparql.etalis_backend import EtalisBackedEvaluator
+        return lambda: EtalisBackedEvaluator(qs, opts)
     if WORKLOADS[wl].rdfs:
         bg = background()
         return lambda: evaluator(qs, opts, background=bg)
