@@ -544,9 +544,12 @@ class WindowGC:
         self.cuts = 0
 
     def register(self, u: Node) -> None:
-        """Watch a freshly built Union node (kids sorted, none expired)."""
+        """Watch a freshly built Union node (kids sorted, none expired).  A union whose kids all
+        share its max_start is not watched: it expires as a whole, together with every node that
+        reaches it (their max_start is no larger), so there is never a kid to cut from it while it
+        is reachable from the window."""
         k = u[1][-1][0]
-        if k != INF:
+        if k != INF and k != u[0]:
             self.ring[k % self.size].append(u)
 
     def advance(self, lo: int) -> None:
