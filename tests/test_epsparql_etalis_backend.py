@@ -280,3 +280,27 @@ def test_switches_and_background_raise():
     ev = EtalisBackedEvaluator(parse(PREFIX + "SELECT * WHERE { ?s :p ?x FILTER (?x > 1) }"))
     with pytest.raises(UnsupportedError, match="decimal"):
         ev.push(Occurrence(I("a"), I("p"), Literal("1.5", datatype=XSD.decimal), 0, 0, 0))
+
+
+# ================================================================================ CLI peer
+def test_cli_compare_peer_etalis(tmp_path):
+    """``ceplab compare epsparql Q S --peer etalis`` runs the ETALIS backend next to oracle and engine;
+    a query outside the fragment is a clear input error (exit 2) naming the operator and its position."""
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from workbench import cli
+    x = "http://example.org/"
+    i = "<http://www.w3.org/2001/XMLSchema#integer>"
+    s = tmp_path / "s.nt"
+    s.write_text("".join(f'<{x}a> <{x}p> "{v}"^^{i} {t} {t} .\n' for v, t in ((1, 1), (3, 2), (2, 4))))
+    q = tmp_path / "q.rq"
+    q.write_text(PREFIX + "SELECT ?c ?x ?y WHERE { ?c :p ?x } SEQ { ?c :p ?y } FILTER(?y > 1 && getDURATION() < 5)\n")
+    r = CliRunner().invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--peer", "etalis", "--json"])
+    assert r.exit_code == 0, r.output
+    obj = _json.loads(r.output)
+    assert obj["peer"]["verdict"] == "agree" and obj["peer"]["count"] == 3
+    q.write_text(PREFIX + "SELECT ?c ?x ?y WHERE { ?c :p ?x } OPTIONALSEQ { ?c :p ?y }\n")
+    r = CliRunner().invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--peer", "etalis"])
+    assert r.exit_code == 2 and "OPTIONALSEQ is outside the ETALIS fragment" in r.output

@@ -156,6 +156,25 @@ def _background_json(text: str) -> Any:
     return bl if bl["graph"] or bl["ontology"] else None
 
 
+def peer_etalis(query: Any, stream: Any, options: Options, timeout: Any = None) -> list:
+    """``ceplab compare epsparql Q S --peer etalis``: the query compiled to ETALIS rules and run on ceplab's
+    ETALIS engine (:class:`engine.epsparql.etalis_backend.EtalisBackedEvaluator`, paper section 5), every result
+    of the stream.  ``timeout`` is ignored (the run is incremental and in-process).
+
+    Raises:
+        semantics.errors.UnsupportedError: the query (or its switches, or background knowledge) is outside the
+            fragment ETALIS rules express; the message names the operator.
+    """
+    from engine.epsparql.etalis_backend import EtalisBackedEvaluator
+    from semantics.errors import UnsupportedError as InputUnsupported
+
+    qs, bg = _unwrap(query)
+    if bg is not None:
+        raise InputUnsupported("--peer etalis: background knowledge and RDFS are outside the ETALIS fragment; "
+                               "they run on the native engine")
+    return EtalisBackedEvaluator(qs, options).run(list(stream))
+
+
 # ----------------------------------------------------------------------------- evaluation
 def _is_unsupported(e: BaseException) -> bool:
     return type(e).__name__ == "UnsupportedError" and not isinstance(e, InputError)
@@ -508,6 +527,7 @@ _LANG = Language(
         "paper_expected": paper_expected,
         "with_background": with_background,
         "background_json": _background_json,
+        "peers": {"etalis": peer_etalis},
         "project_results": project_results,
         "paper": PAPER,
         "provenance_legend": "N = stated by the note epsparql.md 5 (clingo-confirmed there), "
