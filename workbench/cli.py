@@ -218,9 +218,11 @@ def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or 
                                                       "EP-SPARQL background knowledge, timeless)"),
             ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; "
                                                     "EP-SPARQL)"),
-            peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the "
-                                               "same input and compare it with the oracle (etalis: the real "
-                                               "ETALIS, needs ETALIS_HOME and swipl)"),
+            peer: Optional[str] = typer.Option(None, "--peer", help="also run this engine on the same input "
+                                               "and compare it with the oracle (language etalis, peer etalis: "
+                                               "the real ETALIS, needs ETALIS_HOME and swipl; language "
+                                               "epsparql, peer etalis: the query compiled to ETALIS rules "
+                                               "on ceplab's ETALIS engine)"),
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided."""
     from workbench.compare import compare as do_compare, sort_json
