@@ -375,29 +375,33 @@ def update_pass(factory: Callable[[], Any], ts: Sequence[str], repeats: int) -> 
     return fold_update_passes(passes, len(ts))
 
 
-def fold_update_passes(passes: list, n: int) -> dict:
-    """The update-pass record from repeated :func:`_timed_update_pass` results on the same ``n`` events:
-    each tenth keeps its fastest time over the repeats (robust to other load on the machine), the total is
-    their sum."""
-    best: list[float] | None = None
-    warmup: float | None = None
-    path, separated = "?", True
-    for times, path, separated, warm in passes:
-        warmup = warm if warmup is None else min(warmup, warm)
-        best = times if best is None else [min(a, b) for a, b in zip(best, times)]
-    repeats = len(passes)
-    assert best is not None
+def chunk_stats(repeats: list[list[float]], n: int) -> dict:
+    """Figures from repeated :func:`timed_chunks` results on the same ``n`` events: each tenth keeps its fastest
+    repeat (robust to other load on the machine) and the total is their sum.
+
+    Returns ``seconds`` (the total), ``eps`` (events/s), ``us`` (µs/event), ``chunk_us`` (per tenth), ``steady_us``
+    (median of tenths 2-10) and ``drift`` (last half over tenths 2-5).  Shared by every benchmark."""
+    best = [min(ts) for ts in zip(*repeats)]
     total = sum(best)
     per = [t / max(1, n // CHUNKS) for t in best]
     early, late = per[1:5], per[5:]
     drift = None
     if early and late and statistics.median(early) > 0:
         drift = statistics.median(late) / statistics.median(early)
-    return {"update_seconds": total, "update_eps": n / total if total > 0 else None,
-            "update_us": total / n * 1e6 if n else None, "chunk_us": [p * 1e6 for p in per],
-            "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None,
-            "drift": drift, "path": path, "separated": separated, "repeats": repeats,
-            "warmup_events": WARMUP, "warmup_seconds": warmup}
+    return {"seconds": total, "eps": n / total if total > 0 else None, "us": total / n * 1e6 if n else None,
+            "chunk_us": [p * 1e6 for p in per],
+            "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None, "drift": drift}
+
+
+def fold_update_passes(passes: list, n: int) -> dict:
+    """The update-pass record from repeated :func:`_timed_update_pass` results on the same ``n`` events
+    (:func:`chunk_stats`)."""
+    c = chunk_stats([p[0] for p in passes], n)
+    _times, path, separated, _warm = passes[-1]
+    return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"],
+            "chunk_us": c["chunk_us"], "steady_us": c["steady_us"], "drift": c["drift"], "path": path,
+            "separated": separated, "repeats": len(passes), "warmup_events": WARMUP,
+            "warmup_seconds": min(p[3] for p in passes)}
 
 
 def enumeration_pass(factory: Callable[[], Any], ts: Sequence[str], cap: int) -> dict:

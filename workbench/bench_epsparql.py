@@ -63,7 +63,6 @@ import inspect
 import os
 import platform
 import random
-import statistics
 import time
 import tracemalloc
 from dataclasses import dataclass
@@ -76,7 +75,7 @@ from semantics.epsparql.options import Options
 from semantics.epsparql.results import canonical_term
 from semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import CHUNKS, SEED, _fmt, _jsonable, engine_results, timed_chunks
+from workbench.bench import SEED, _fmt, _jsonable, chunk_stats, engine_results, timed_chunks
 
 EX = Namespace("http://example.org/")
 PREFIX = "PREFIX : <http://example.org/>\n"
@@ -337,23 +336,12 @@ def _timed_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> tuple[l
 
 
 def push_pass(wl: str, factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
-    """Pass 1: push throughput in triples/s (best of ``repeats`` per tenth of the stream)."""
-    best: Optional[list[float]] = None
-    path = "?"
-    for _ in range(repeats):
-        times, path = _timed_pass(wl, factory, draws)
-        best = times if best is None else [min(a, b) for a, b in zip(best, times)]
-    assert best is not None
-    total = sum(best)
-    n = len(draws)
-    per = [t / max(1, n // CHUNKS) for t in best]
-    early, late = per[1:5], per[5:]
-    drift = None
-    if early and late and statistics.median(early) > 0:
-        drift = statistics.median(late) / statistics.median(early)
-    return {"seconds": total, "tps": n / total if total > 0 else None, "us": total / n * 1e6 if n else None,
-            "chunk_us": [p * 1e6 for p in per], "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None,
-            "drift": drift, "path": path, "repeats": repeats}
+    """Pass 1: push throughput in triples/s (best of ``repeats`` per tenth of the stream,
+    :func:`workbench.bench.chunk_stats`)."""
+    passes = [_timed_pass(wl, factory, draws) for _ in range(repeats)]
+    c = chunk_stats([t for t, _p in passes], len(draws))
+    return {"seconds": c["seconds"], "tps": c["eps"], "us": c["us"], "chunk_us": c["chunk_us"],
+            "steady_us": c["steady_us"], "drift": c["drift"], "path": passes[-1][1], "repeats": repeats}
 
 
 def memory_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> dict:

@@ -57,7 +57,6 @@ import gc
 import os
 import platform
 import random
-import statistics
 import time
 import tracemalloc
 from dataclasses import dataclass
@@ -68,7 +67,7 @@ from semantics.etalis.ast import EventAtom, Num
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
-from workbench.bench import CHUNKS, CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, engine_results, timed_chunks
+from workbench.bench import CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, chunk_stats, engine_results, timed_chunks
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -260,24 +259,11 @@ def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[lis
 
 
 def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
-    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream)."""
-    best: Optional[list[float]] = None
-    path = "?"
-    for _ in range(repeats):
-        times, path = _timed_update_pass(factory, draws)
-        best = times if best is None else [min(a, b) for a, b in zip(best, times)]
-    assert best is not None
-    total = sum(best)
-    n = len(draws)
-    per = [t / max(1, n // CHUNKS) for t in best]
-    early, late = per[1:5], per[5:]
-    drift = None
-    if early and late and statistics.median(early) > 0:
-        drift = statistics.median(late) / statistics.median(early)
-    return {"update_seconds": total, "update_eps": n / total if total > 0 else None,
-            "update_us": total / n * 1e6 if n else None, "chunk_us": [p * 1e6 for p in per],
-            "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None,
-            "drift": drift, "path": path, "repeats": repeats}
+    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`workbench.bench.chunk_stats`)."""
+    passes = [_timed_update_pass(factory, draws) for _ in range(repeats)]
+    c = chunk_stats([t for t, _p in passes], len(draws))
+    return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"], "chunk_us": c["chunk_us"],
+            "steady_us": c["steady_us"], "drift": c["drift"], "path": passes[-1][1], "repeats": repeats}
 
 
 def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
