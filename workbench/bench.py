@@ -506,22 +506,37 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool) -> list[dict]:
         t0 = time.perf_counter()
         res = asp_cel.oracle(q, Stream(evs, f"bench-{qn}-{n}"), Options(), limits)
         row["seconds"] = time.perf_counter() - t0
-        results = getattr(res, "results", None)
-        st = getattr(res, "stats", None)
-        if st is not None:
-            row["stats"] = _jsonable(st.to_json() if hasattr(st, "to_json") else st)
-        if results is None:
-            row["status"] = "undecided"
-            row["reason"] = str(getattr(res, "reason", res))
-        else:
-            row["status"] = "decided"
-            row["outputs"] = len(results)
-            if engine_ok:
-                eng, _ = outputs_of(engine_factory(qn, w), evs)
-                row["engine_outputs"] = len(set(eng))
-                row["agree"] = set(eng) == set(results) and len(eng) == len(set(eng))
+        results = record_oracle(row, res, "outputs")
+        if results is not None and engine_ok:
+            eng, _ = outputs_of(engine_factory(qn, w), evs)
+            row.update(agreement(eng, results, "engine_outputs"))
         rows.append(row)
     return rows
+
+
+def record_oracle(row: dict, res: Any, count_key: str = "results") -> Any:
+    """Record an oracle answer in a benchmark row and return its results (None when undecided).
+
+    Sets ``stats`` (with ``ground_rules`` and ``atoms`` when the statistics have them) and ``status``; then
+    ``reason`` (undecided) or ``row[count_key]``, the number of results.  Shared by every benchmark."""
+    st = getattr(res, "stats", None)
+    if st is not None:
+        row["stats"] = _jsonable(st.to_json() if hasattr(st, "to_json") else st)
+        row["ground_rules"] = getattr(st, "ground_rules", None)
+        row["atoms"] = getattr(st, "atoms", None)
+    results = getattr(res, "results", None)
+    if results is None:
+        row.update(status="undecided", reason=str(getattr(res, "reason", res)))
+        return None
+    row["status"] = "decided"
+    row[count_key] = len(results)
+    return results
+
+
+def agreement(engine: Sequence, results: Any, count_key: str = "engine_results") -> dict:
+    """``{count_key: distinct engine results, "agree": same set as the oracle and no result emitted twice}``."""
+    eng = set(engine)
+    return {count_key: len(eng), "agree": eng == set(results) and len(engine) == len(eng)}
 
 
 def _jsonable(x: Any) -> Any:

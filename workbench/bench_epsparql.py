@@ -75,7 +75,7 @@ from semantics.epsparql.options import Options
 from semantics.epsparql.results import canonical_term
 from semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import SEED, _fmt, _jsonable, chunk_stats, engine_results, timed_chunks
+from workbench.bench import SEED, _fmt, _jsonable, agreement, chunk_stats, engine_results, record_oracle, timed_chunks
 
 EX = Namespace("http://example.org/")
 PREFIX = "PREFIX : <http://example.org/>\n"
@@ -419,28 +419,18 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, support: dict,
                 given_up = f"n={n} failed"
                 continue
             row["seconds"] = time.perf_counter() - t0
-            st = getattr(res, "stats", None)
-            if st is not None:
-                row["stats"] = _jsonable(st)
-                row["ground_rules"] = getattr(st, "ground_rules", None)
-                row["atoms"] = getattr(st, "atoms", None)
-            results = getattr(res, "results", None)
+            results = record_oracle(row, res)
             if results is None:
-                row["status"] = "undecided"
-                row["reason"] = str(getattr(res, "reason", res))
                 given_up = f"n={n} was undecided"
                 rows.append(row)
                 continue
-            row["status"] = "decided"
-            row["results"] = len(results)
             if engine_ok and not (rdfs and not support.get("engine")):
                 try:
                     eng = engine_results(engine_factory(wl), occs)
                 except Exception as e:
                     row["engine_error"] = f"{type(e).__name__}: {e}"
                 else:
-                    row["engine_results"] = len(set(eng))
-                    row["agree"] = set(eng) == set(results) and len(eng) == len(set(eng))
+                    row.update(agreement(eng, results))
                     if not row["agree"]:
                         row["missing_in_engine"] = sorted(map(str, set(results) - set(eng)))[:5]
                         row["extra_in_engine"] = sorted(map(str, set(eng) - set(results)))[:5]
@@ -603,14 +593,11 @@ def e13_pass(grid: Grid, seed: int, support: dict, note: Callable[[str], None] =
             out["oracle"].append(row)
             break
         row["seconds"] = time.perf_counter() - t0
-        results = getattr(res, "results", None)
+        results = record_oracle(row, res)
         if results is None:
-            row.update(status="undecided", reason=str(getattr(res, "reason", res)))
             out["oracle"].append(row)
             break
-        eng = engine_results(factory, occs)
-        row.update(status="decided", results=len(results), engine_results=len(set(eng)),
-                   agree=set(eng) == set(results) and len(eng) == len(set(eng)))
+        row.update(agreement(engine_results(factory, occs), results))
         out["oracle"].append(row)
     return out
 

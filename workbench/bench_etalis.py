@@ -67,7 +67,8 @@ from semantics.etalis.ast import EventAtom, Num
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
-from workbench.bench import CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, chunk_stats, engine_results, timed_chunks
+from workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, agreement, chunk_stats, engine_results,
+                             record_oracle, timed_chunks)
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -351,27 +352,17 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], No
                 rows.append(row)
                 continue
             row["seconds"] = time.perf_counter() - t0
-            st = getattr(res, "stats", None)
-            if st is not None:
-                row["stats"] = _jsonable(st)
-                row["ground_rules"] = getattr(st, "ground_rules", None)
-                row["atoms"] = getattr(st, "atoms", None)
-            results = getattr(res, "results", None)
+            results = record_oracle(row, res)
             if results is None:
-                row["status"] = "undecided"
-                row["reason"] = str(getattr(res, "reason", res))
                 given_up = f"n={n} was undecided"
             else:
-                row["status"] = "decided"
-                row["results"] = len(results)
                 if engine_ok:
                     try:
                         eng = engine_results(engine_factory(wl, pol, w), evs)
                     except Exception as e:
                         row["engine_error"] = f"{type(e).__name__}: {e}"
                     else:
-                        row["engine_results"] = len(set(eng))
-                        row["agree"] = set(eng) == set(results) and len(eng) == len(set(eng))
+                        row.update(agreement(eng, results))
                         if not row["agree"]:
                             row["missing_in_engine"] = sorted(set(results) - set(eng))[:5]
                             row["extra_in_engine"] = sorted(set(eng) - set(results))[:5]
