@@ -514,6 +514,30 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool) -> list[dict]:
     return rows
 
 
+def traced_goal_run(factory: Callable[[], Any], feed: Callable[[Any], tuple[int, int]]) -> dict:
+    """The memory pass of the goal-store engines (ETALIS, EP-SPARQL): build ``factory()`` and run ``feed(ev)``
+    (which feeds the whole stream and returns ``(results before close, largest sampled "stored")``), then
+    ``close()``, under tracemalloc.  Returns ``results``, ``stored`` (at the end), ``stored_max``, ``peak_kib``,
+    ``live_kib`` (after close), ``retained_kib`` (after a full collection) and ``engine_stats``."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        ev = factory()
+        results, stored_max = feed(ev)
+        results += len(ev.close())
+        cur, peak = tracemalloc.get_traced_memory()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    st = ev.stats()
+    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
+            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
+            "engine_stats": _jsonable(st)}
+
+
 def record_oracle(row: dict, res: Any, count_key: str = "results") -> Any:
     """Record an oracle answer in a benchmark row and return its results (None when undecided).
 

@@ -58,13 +58,11 @@ it as information.
 """
 from __future__ import annotations
 
-import gc
 import inspect
 import os
 import platform
 import random
 import time
-import tracemalloc
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Optional, Sequence
@@ -75,7 +73,8 @@ from semantics.epsparql.options import Options
 from semantics.epsparql.results import canonical_term
 from semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import SEED, _fmt, _jsonable, agreement, chunk_stats, engine_results, record_oracle, timed_chunks
+from workbench.bench import (SEED, _fmt, agreement, chunk_stats, engine_results, record_oracle,
+                             timed_chunks, traced_goal_run)
 
 EX = Namespace("http://example.org/")
 PREFIX = "PREFIX : <http://example.org/>\n"
@@ -347,29 +346,17 @@ def push_pass(wl: str, factory: Callable[[], Any], draws: Sequence, repeats: int
 def memory_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> dict:
     """Pass 2: tracemalloc peak/retained KiB, result count, stored entries (end and max)."""
     occs = make_occurrences(wl, draws)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        ev = factory()
+
+    def feed(ev: Any) -> tuple[int, int]:
         push, stats = ev.push, ev.stats
-        results = 0
-        stored_max = 0
+        results = stored_max = 0
         for i, o in enumerate(occs, 1):
             results += len(push(o))
             if i % SAMPLE == 0:
                 stored_max = max(stored_max, stats().get("stored") or 0)
-        results += len(ev.close())
-        cur, peak = tracemalloc.get_traced_memory()
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    st = ev.stats()
-    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
-            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
-            "engine_stats": _jsonable(st)}
+        return results, stored_max
+
+    return traced_goal_run(factory, feed)
 
 
 # ----------------------------------------------------------------------------- oracle

@@ -58,7 +58,6 @@ import os
 import platform
 import random
 import time
-import tracemalloc
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -67,8 +66,8 @@ from semantics.etalis.ast import EventAtom, Num
 from semantics.etalis.options import Options
 from semantics.etalis.streams import StreamEvent
 
-from workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, _jsonable, agreement, chunk_stats, engine_results,
-                             record_oracle, timed_chunks)
+from workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, agreement, chunk_stats, engine_results,
+                             record_oracle, timed_chunks, traced_goal_run)
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -270,31 +269,19 @@ def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> di
 def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
     """Pass 2: tracemalloc peak/live/retained KiB, result count, stored goals (end and max)."""
     evs = make_events(draws)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        ev = factory()
+
+    def feed(ev: Any) -> tuple[int, int]:
         upd, outs, stats = ev.update, ev.outputs, ev.stats
-        results = 0
-        stored_max = 0
+        results = stored_max = 0
         for i, e in enumerate(evs, 1):
             upd(e)
             for _ in outs():
                 results += 1
             if i % SAMPLE == 0:
                 stored_max = max(stored_max, stats()["stored"])
-        results += len(ev.close())
-        cur, peak = tracemalloc.get_traced_memory()
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    st = ev.stats()
-    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
-            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
-            "engine_stats": _jsonable(st)}
+        return results, stored_max
+
+    return traced_goal_run(factory, feed)
 
 
 # ----------------------------------------------------------------------------- oracle
