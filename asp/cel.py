@@ -2,7 +2,7 @@
 
 The fixed, commented part of the encoding is ``asp/cel.lp``; this module emits the query-specific
 part (AST facts, one rule block per FILTER with its predicate truth table) and the stream facts,
-then drives clingo through :mod:`asp.oracle`:
+then drives clingo through :mod:`ceplab.asp.oracle`:
 
 * ``ALL`` and ``STRICT``: projected enumeration of ``in/1`` (STRICT adds the interval constraint).
 * ``NXT`` / ``LAST``: per candidate end position e, assume ``in(e)`` and ``not ingt(e)``
@@ -34,17 +34,17 @@ from typing import Iterable
 
 import clingo
 
-from asp.oracle import (Limits, LimitExceeded, OracleResult, Solver, Stats, Undecided, asp_string,
+from ceplab.asp.oracle import (Limits, LimitExceeded, OracleResult, Solver, Stats, Undecided, asp_string,
                         isolated)
 from dataclasses import replace as _replace
 
-from semantics.cel.analysis import (WellFormednessError, check_nested_strategies, check_well_formed,
+from ceplab.semantics.cel.analysis import (WellFormednessError, check_nested_strategies, check_well_formed,
                                     vdef_plus)
-from semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, PAnd, Plus, Pred,
+from ceplab.semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, PAnd, Plus, Pred,
                                Query, Sel, Seq, nested_sels, pred_vars)
-from semantics.cel.options import Options
-from semantics.cel.predicates import holds
-from semantics.events import Stream
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.cel.predicates import holds
+from ceplab.semantics.events import Stream
 
 ComplexEvent = tuple[int, ...]
 
@@ -296,7 +296,7 @@ def _atoms(f: Formula) -> list[Atom]:
 
 
 def is_strongly_well_formed(f: Formula) -> bool:
-    """True if :func:`semantics.cel.analysis.check_well_formed` accepts ``f`` (note G3)."""
+    """True if :func:`ceplab.semantics.cel.analysis.check_well_formed` accepts ``f`` (note G3)."""
     try:
         check_well_formed(f)
         return True
@@ -491,7 +491,7 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
     Semantics: paper sections 3-4 as reconstructed in note cel.md 3.1/3.2, over the finite prefix
     with valuations over its positions (G2); strongly well-formed formulas (G3) are exact, others
     get the finite-word semantics. Predicate truth comes only from
-    :mod:`semantics.cel.predicates` (G6).
+    :mod:`ceplab.semantics.cel.predicates` (G6).
 
     Args:
         query: a parsed CEL query (formula, strategy in ``ALL/STRICT/NXT/LAST/MAX``, ``within``).
@@ -503,13 +503,13 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
 
     Returns:
         ``OracleResult(results, stats)`` with ``results`` a frozenset of complex events (sorted
-        tuples of positions), or :class:`asp.oracle.Undecided` if a limit was hit.
+        tuples of positions), or :class:`ceplab.asp.oracle.Undecided` if a limit was hit.
 
     Raises:
         ValueError: unknown strategy, ``max_scope`` or ``nested_strategies``.
-        semantics.errors.ParseError: a nested strategy under ``nested_strategies="reject"``, or
+        ceplab.semantics.errors.ParseError: a nested strategy under ``nested_strategies="reject"``, or
             one that is not closed (note G5).
-        asp.oracle.OracleError: clingo failed unexpectedly (a bug).
+        ceplab.asp.oracle.OracleError: clingo failed unexpectedly (a bug).
     """
     if query.strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {query.strategy!r}")

@@ -2,17 +2,17 @@
 
 The algebra of the paper's section 4.2 (Anicic, Fodor, Rudolph, Stojanovic, WWW 2011), exactly as
 ``../shared/notes/epsparql.md`` section 3.3 prints it, with the switches of
-:class:`semantics.epsparql.options.Options` (note section 8).  The fixed, commented part of the encoding is
+:class:`ceplab.semantics.epsparql.options.Options` (note section 8).  The fixed, commented part of the encoding is
 ``asp/epsparql.lp``; this module emits the query-specific part.
 
 Encoding (note 9.1)
 -------------------
-* **Terms** are clingo strings of their canonical N-Triples form (:func:`semantics.epsparql.results.n3`),
-  always through :func:`asp.oracle.asp_string`; ``unb`` (a constant, never a string) is "unbound".
+* **Terms** are clingo strings of their canonical N-Triples form (:func:`ceplab.semantics.epsparql.results.n3`),
+  always through :func:`ceplab.asp.oracle.asp_string`; ``unb`` (a constant, never a string) is "unbound".
 * **Stream**: ``occ(S,P,O,Ta,Tw).`` per occurrence (a set: duplicates are one occurrence, A19); ``Ta <= Tw``
   is checked (A2).
 * **Nodes**: every algebra node ``N`` gets ``s(N,V,Ta,Tw)`` rules, ``V`` the tuple of the node's variables
-  sorted by name.  Variables that are certainly bound (:func:`semantics.epsparql.ast.certain_vars`) simply
+  sorted by name.  Variables that are certainly bound (:func:`ceplab.semantics.epsparql.ast.certain_vars`) simply
   unify across the operands; the others are merged with ``cmp(X,Y,Z)`` (note 9.1).  Intervals combine with
   the hull ``min``/``max`` of the combination ``⋈`` (note 3.2).  Per operator:
 
@@ -51,7 +51,7 @@ Encoding (note 9.1)
 * **Time** functions give integer ticks; ``xsd:duration``/``xsd:dateTime`` *constants* in the query become
   numbers of ticks (A15: ``Options.tick_seconds`` seconds per tick, years/months and fractional ticks
   rejected; this module's private ``_duration_ticks``/``_datetime_ticks``, used because
-  ``semantics.epsparql.translate`` provides none).  Stream literals of those types stay plain terms.
+  ``ceplab.semantics.epsparql.translate`` provides none).  Stream literals of those types stay plain terms.
 * **Comparisons** follow SPARQL's operator mapping: numerics by value; simple literals / xsd:string by
   lexical form (also ``<``); booleans by value; other terms only ``=``/``!=`` (same term: equal; an IRI or
   blank node against anything else: different; two different literals of other types: error); a numeric
@@ -64,7 +64,7 @@ Encoding (note 9.1)
   read the closure (``occ`` includes the derived occurrences).  With recursion through an optional
   operator the result is the **unique stable model**: clingo is asked for two models, and 0 or 2+ raise
   :class:`ModelError` naming the CONSTRUCT queries with non-monotone operators (A13d).  An infinite closure
-  (arithmetic in templates, A13e) runs into :class:`asp.oracle.Limits` and gives :class:`Undecided`.
+  (arithmetic in templates, A13e) runs into :class:`ceplab.asp.oracle.Limits` and gives :class:`Undecided`.
 * **Background knowledge and RDFS** (note A14, 9.1), ``oracle(..., background=Background(graph, ontology))``:
   (i) the triples of the static graph G and the ontology O are ``stat(S,P,O).`` facts, closed in
   ``epsparql.lp`` under rdfs2 (domain), rdfs3 (range; resource objects only), rdfs5/rdfs7 (subPropertyOf),
@@ -80,7 +80,7 @@ Encoding (note 9.1)
   timeless rows (guards ``A!=tl``: no result, no partner, no padded row), and so do SELECT results and
   CONSTRUCT solutions.  (iv) Schema triples (``rdfs:subClassOf/subPropertyOf/domain/range``) in the stream
   raise :class:`UnsupportedError`.  With ``background=None`` the program is exactly the plain one.
-* ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``semantics.epsparql.translate.
+* ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``ceplab.semantics.epsparql.translate.
   apply_options(qs, options)`` is applied when that module exists; otherwise the AST is taken as given.
 
 Results: ``Row(query_index, mapping, start, end, count)`` per projected SELECT row (index among the SELECT
@@ -106,12 +106,12 @@ from rdflib import RDF, RDFS, XSD, BNode, Literal, URIRef
 from rdflib.term import Node, Variable
 from rdflib.util import from_n3
 
-from asp.oracle import (LimitExceeded, Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring,
+from ceplab.asp.oracle import (LimitExceeded, Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring,
                         isolated)
-from semantics.epsparql import ast as A
-from semantics.epsparql.options import Options
-from semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, canonical_term, n3
-from semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, canonical_term, n3
+from ceplab.semantics.epsparql.streams import Background, Occurrence
 
 LP_FILE = Path(__file__).with_name("epsparql.lp")
 
@@ -400,7 +400,7 @@ _ORD = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
 
 class _Ctl:
     """``clingo.Control`` with the @-function context passed to every ``ground`` call (the shared
-    :class:`asp.oracle.Solver` grounds without a context)."""
+    :class:`ceplab.asp.oracle.Solver` grounds without a context)."""
 
     def __init__(self, ctl: clingo.Control, context: _Functions) -> None:
         self._ctl = ctl
@@ -866,7 +866,7 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
     try:
-        from semantics.epsparql.translate import apply_options  # type: ignore
+        from ceplab.semantics.epsparql.translate import apply_options  # type: ignore
     except ImportError:
         return qs  # the parse-level switch optional_filter is then the AST as given (see module docstring)
     return apply_options(qs, options)

@@ -5,7 +5,7 @@ The fixed, commented part of the encoding is ``asp/etalis.lp``; this module emit
 * static facts and static Horn rules as ``sa/1`` rules (note 1.2, 9.1);
 * one rule block per pattern node (one node per sub-pattern, mirroring binarization, note 9.2), the rows of
   Figure 2 (note 2.5) in hull + relation form (note 2.6), with the switches of
-  :class:`semantics.etalis.options.Options` (note section 8);
+  :class:`ceplab.semantics.etalis.options.Options` (note section 8);
 * one ``ev/3`` rule per event rule (``I_mu(pattern) ⊆ I_mu(atom)``, C2 with A1);
 * the stream as ``occ/3`` facts.
 
@@ -15,7 +15,7 @@ expanded into one rule per disjunct (the parser guarantees that every variable u
 outside, so this is exact). Floats (in the program or the stream), ``/`` and other built-ins are rejected with
 :class:`UnsupportedError`: scale real-valued data to integers (note 9.1).
 
-Every name and string reaches clingo through :func:`asp.oracle.asp_string`.
+Every name and string reaches clingo through :func:`ceplab.asp.oracle.asp_string`.
 
 After solving, the program must have exactly one answer set (Theorem 2.1): 0 or 2+ raise :class:`ModelError`
 naming the rules with negation (the only possible culprits).
@@ -35,11 +35,11 @@ from typing import Iterable, Sequence
 
 import clingo
 
-from asp.oracle import (Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring, isolated)
-from semantics.etalis import ast as A
-from semantics.etalis.analysis import pattern_vars, visible_vars
-from semantics.etalis.options import Options
-from semantics.etalis.streams import StreamEvent
+from ceplab.asp.oracle import (Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring, isolated)
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis.lp")
 
@@ -386,11 +386,11 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
     """The unique minimal model of ``program`` under ``events`` (note 2.4), as ETALIS results.
 
     With ``options.policy`` other than ``"unrestricted"`` the answer is that of the step-indexed specification
-    of the consumption policy (:func:`asp.etalis_policy.oracle`, ETALIS-P in :mod:`semantics.etalis.policies`).
+    of the consumption policy (:func:`ceplab.asp.etalis_policy.oracle`, ETALIS-P in :mod:`ceplab.semantics.etalis.policies`).
 
     Args:
-        program: a parsed (and checked) :class:`semantics.etalis.ast.Program`.
-        events: stream events (:func:`semantics.etalis.streams.read_events`).
+        program: a parsed (and checked) :class:`ceplab.semantics.etalis.ast.Program`.
+        events: stream events (:func:`ceplab.semantics.etalis.streams.read_events`).
         options: semantic switches (note section 8).
         limits: time and ground-size limits; exceeding them gives :class:`Undecided`.
         include_input: also return stream events of non-derived predicates.
@@ -403,7 +403,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
     if options.policy != "unrestricted":
-        from asp.etalis_policy import oracle as policy_oracle
+        from ceplab.asp.etalis_policy import oracle as policy_oracle
 
         return policy_oracle(program, events, options, limits, include_input=include_input)
     comp = compile_program(program, options)

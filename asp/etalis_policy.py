@@ -1,6 +1,6 @@
 """ETALIS consumption policies: the step-indexed ASP specification (ETALIS-P; note etalis.md 3.12, 8 A10-A12, 9.6).
 
-The normative definition is ETALIS-P, the module docstring of :mod:`semantics.etalis.policies` (cited as P1..P9
+The normative definition is ETALIS-P, the module docstring of :mod:`ceplab.semantics.etalis.policies` (cited as P1..P9
 for its numbered sections).  This module and ``asp/etalis_policy.lp`` are one of its two independent
 implementations (the other is the incremental engine ``engine/etalis/policy.py``); they are compared by
 differential tests.  The encoding is an interpreter of the ETALIS-P transition system, step by step, as the note
@@ -13,7 +13,7 @@ Split of the work:
 * ``asp/etalis_policy.lp`` (fixed, commented): input order (P3), the stack discipline (P4), event dispatch and its
   deduplication (P5), activations: pushed window, deduplication (P6 a, b), candidate selection by policy and
   consumption (P7), insertion with ``interval_policy`` (P8), the frame axioms of stores and stack.
-* this module (query-specific): node numbering (P1, the pre-order of :class:`asp.etalis._Compiler`), one rule
+* this module (query-specific): node numbering (P1, the pre-order of :class:`ceplab.asp.etalis._Compiler`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
   rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then ``#program step(k)``
@@ -21,11 +21,11 @@ Split of the work:
   alternate between two predicate names by the parity of ``k``, see the .lp header), so gringo evaluates it to
   facts; the driver checks this and never searches.
 
-Terms are those of ``asp/etalis.py`` (integers, strings via :func:`asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
+Terms are those of ``asp/etalis.py`` (integers, strings via :func:`ceplab.asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
 ``l(..)``, ``e("name",..)``); where-conditions use its NNF/DNF compilation, static rules become ``sa/1`` rules.
 Times are integer ticks.
 
-Public API: :func:`oracle` (results, like :func:`asp.etalis.oracle`) and :func:`trace` (the step-by-step run, for
+Public API: :func:`oracle` (results, like :func:`ceplab.asp.etalis.oracle`) and :func:`trace` (the step-by-step run, for
 debugging).
 """
 from __future__ import annotations
@@ -39,14 +39,14 @@ from typing import Sequence
 
 import clingo
 
-from asp.etalis import (UnsupportedError, _atom, _dnf, _has_arith, _tuple, _Vars, _vars_except, _comment,
+from ceplab.asp.etalis import (UnsupportedError, _atom, _dnf, _has_arith, _tuple, _Vars, _vars_except, _comment,
                         decode_atom)
-from asp.oracle import Limits, LimitExceeded, OracleError, OracleResult, Stats, Undecided, isolated
-from semantics.etalis import ast as A
-from semantics.etalis.analysis import pattern_vars, visible_vars
-from semantics.etalis.options import Options
-from semantics.etalis.policies import dispatch_order, interval_option
-from semantics.etalis.streams import StreamEvent
+from ceplab.asp.oracle import Limits, LimitExceeded, OracleError, OracleResult, Stats, Undecided, isolated
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.policies import dispatch_order, interval_option
+from ceplab.semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis_policy.lp")
 
@@ -113,7 +113,7 @@ class Compiled:
 
 
 class _Compiler:
-    """One rule block per node (P1, P6 c, P7, P8); ids in the pre-order of :class:`asp.etalis._Compiler`."""
+    """One rule block per node (P1, P6 c, P7, P8); ids in the pre-order of :class:`ceplab.asp.etalis._Compiler`."""
 
     def __init__(self, prog: A.Program, options: Options) -> None:
         self.prog = prog
@@ -302,7 +302,7 @@ def compile_policy(program: A.Program, options: Options) -> Compiled:
     """The query-specific ASP part of ``program`` under ``options.policy`` (see the module docstring).
 
     Raises:
-        ValueError: ``options.policy`` is ``"unrestricted"`` (not defined by ETALIS-P: use :mod:`asp.etalis`).
+        ValueError: ``options.policy`` is ``"unrestricted"`` (not defined by ETALIS-P: use :mod:`ceplab.asp.etalis`).
         UnsupportedError: a construct the encoding does not support (floats, ``/``, arithmetic inside event
             patterns, a negated part sharing a variable with the rule outside its delimiters).
     """
@@ -431,7 +431,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
     """The results of ``program`` on ``events`` under the consumption policy ``options.policy`` (ETALIS-P).
 
     Args:
-        program: a parsed (and checked) :class:`semantics.etalis.ast.Program`.
+        program: a parsed (and checked) :class:`ceplab.semantics.etalis.ast.Program`.
         events: stream events in arrival order (non-decreasing ends; ties in sequence order, which is the
             ``position`` of ETALIS-P 3).  Times are integer ticks.
         options: ``policy`` (``"chronological" | "recent" | "recent_lifo"``), ``interval_policy``, ``window``,
@@ -442,7 +442,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
 
     Returns:
         ``OracleResult(frozenset of (atom_text, start, end), stats)`` with ``atom_text`` as in
-        :func:`asp.etalis.oracle` (every dispatched event whose predicate heads an event rule), or
+        :func:`ceplab.asp.etalis.oracle` (every dispatched event whose predicate heads an event rule), or
         :class:`Undecided` when the step cap, the time or the size limit is exceeded (never a partial result).
 
     Raises:

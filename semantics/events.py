@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from semantics.errors import StreamError
+from ceplab.semantics.errors import StreamError
 
 Scalar = int | float | str | bool
 

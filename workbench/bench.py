@@ -1,7 +1,7 @@
 """Benchmarks with printed tables (``ceplab bench``; DESIGN.md sections 2 and 4).
 
-``ceplab bench cel`` measures the incremental CEL engine (``engine.cel``) on the workload of the
-paper's experiments (note cel.md section 8), the clingo oracle (``asp.cel``) as the stream grows, a
+``ceplab bench cel`` measures the incremental CEL engine (``ceplab.engine.cel``) on the workload of the
+paper's experiments (note cel.md section 8), the clingo oracle (``ceplab.asp.cel``) as the stream grows, a
 floor (a loop that only reads each event's type) and, optionally, the OpenCEP peer. Everything is
 seeded: two runs with the same seed see the same events and count the same outputs (timings differ).
 
@@ -54,7 +54,7 @@ builds the whole list before tracing starts.
 If the evaluator has no separate ``update``/``outputs`` (only ``push``), pass 1 times ``push``,
 which then includes enumeration, and the table says so.
 
-Oracle rows: ``asp.cel.oracle`` on Q1 and Q4 with ``WITHIN 10`` at growing stream lengths (100 to
+Oracle rows: ``ceplab.asp.cel.oracle`` on Q1 and Q4 with ``WITHIN 10`` at growing stream lengths (100 to
 2000 events), with a time limit per call; ``Undecided`` is reported as such. The engine's output
 count on the same stream is shown next to the oracle's (a mismatch is a disagreement, and makes
 the exit code 1).
@@ -62,7 +62,7 @@ the exit code 1).
 Floor rows: the same events (Q1's streams) through ``for e in events: e.type``.
 
 Peer (``--peer opencep``): Q1, Q2 and Q4 with ``WITHIN 100`` through
-:mod:`workbench.peers.opencep` (timestamps = positions in seconds, OpenCEP window ``w`` seconds),
+:mod:`ceplab.workbench.peers.opencep` (timestamps = positions in seconds, OpenCEP window ``w`` seconds),
 on short streams (OpenCEP is slow). Outputs are compared as sets with ours (and OpenCEP duplicates
 counted); on a mismatch for a query with ``+`` the run is repeated with the adapter's ``index_fix``
 workaround to tell OpenCEP's Kleene identity bug apart from a semantic difference. Our throughput
@@ -76,8 +76,8 @@ bounded by the window, not the stream (retained size at the largest n within +25
 smallest; the peak ratio is shown beside it).
 
 ``ceplab bench etalis`` (the ETALIS engine under each consumption policy) lives in
-:mod:`workbench.bench_etalis`, ``ceplab bench epsparql`` (the EP-SPARQL engine's triples/s and the oracle's time)
-in :mod:`workbench.bench_epsparql`; :func:`run` dispatches on the name, and with no name runs all of them.
+:mod:`ceplab.workbench.bench_etalis`, ``ceplab bench epsparql`` (the EP-SPARQL engine's triples/s and the oracle's time)
+in :mod:`ceplab.workbench.bench_epsparql`; :func:`run` dispatches on the name, and with no name runs all of them.
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
-from semantics.events import Event, Stream
+from ceplab.semantics.events import Event, Stream
 
 SEED = 20170915
 NOISE = ("N1", "N2", "N3", "N4", "N5", "N6")
@@ -115,7 +115,7 @@ CHUNKS = 10
 PEER_QUERIES = ("Q1", "Q2", "Q4")
 BENCH_NAMES = ("cel", "etalis", "epsparql")
 PEER_NAMES = ("opencep", "etalis")
-#: the peers each benchmark can run (``--peer``); ``etalis`` is in :mod:`workbench.bench_etalis`
+#: the peers each benchmark can run (``--peer``); ``etalis`` is in :mod:`ceplab.workbench.bench_etalis`
 PEERS_OF = {"cel": ("opencep",), "etalis": ("etalis",), "epsparql": ()}
 
 
@@ -233,7 +233,7 @@ def query_text(query: str, w: int) -> str:
 
 
 def parse_query(query: str, w: int):
-    from semantics.cel.parser import parse
+    from ceplab.semantics.cel.parser import parse
     return parse(query_text(query, w))
 
 
@@ -273,9 +273,9 @@ def engine_factory(query: str, w: int) -> Callable[[], Any]:
     """A zero-argument factory of fresh engine evaluators for benchmark query ``query``/``w``.
 
     Raises:
-        ImportError: ``engine.cel`` is not available.
+        ImportError: ``ceplab.engine.cel`` is not available.
     """
-    from engine.cel import evaluator
+    from ceplab.engine.cel import evaluator
     q = parse_query(query, w)
     return lambda: evaluator(q)
 
@@ -349,7 +349,7 @@ def _timed_update_pass(factory: Callable[[], Any], ts: Sequence[str]) -> tuple[l
 
     The evaluator first gets :data:`WARMUP` events of the same alphabet (:func:`warmup_types`, positions
     ``0..WARMUP-1``); the timed stream follows at positions ``WARMUP..``.  The on-the-fly determinization
-    and the code generation of step plans are one-time work bounded by the automaton (engine.cel.evaluate);
+    and the code generation of step plans are one-time work bounded by the automaton (ceplab.engine.cel.evaluate);
     without the warm-up they land in the timed tenths of short streams (n = 10^4) and not of long ones,
     which blurs the per-event stability figures.  Their cost is reported as ``warmup_seconds``."""
     r = _Runner(factory)
@@ -490,13 +490,13 @@ def floor_pass(ts: Sequence[str], repeats: int) -> dict:
 
 # ----------------------------------------------------------------------------- oracle
 def oracle_pass(grid: Grid, seed: int, engine_ok: bool) -> list[dict]:
-    """Oracle rows: ``asp.cel.oracle`` on each of ``grid.oracle_cases`` at each length."""
+    """Oracle rows: ``ceplab.asp.cel.oracle`` on each of ``grid.oracle_cases`` at each length."""
     try:
-        from asp import cel as asp_cel
-        from asp.oracle import Limits
-        from semantics.cel.options import Options
+        from ceplab.asp import cel as asp_cel
+        from ceplab.asp.oracle import Limits
+        from ceplab.semantics.cel.options import Options
     except ImportError as e:
-        return [{"skipped": f"asp.cel is not available ({e})"}]
+        return [{"skipped": f"ceplab.asp.cel is not available ({e})"}]
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for (qn, w), n in ((c, n) for c in grid.oracle_cases for n in grid.oracle_ns):
@@ -579,12 +579,12 @@ def _jsonable(x: Any) -> Any:
 # ----------------------------------------------------------------------------- peer
 def peer_pass(grid: Grid, peer: str, seed: int, engine_ok: bool) -> dict:
     """Peer rows (OpenCEP): counts compared with ours, throughput ratio."""
-    from workbench.peers import opencep
+    from ceplab.workbench.peers import opencep
     reason = opencep.unavailable_reason()
     if reason is not None:
         return {"peer": peer, "skipped": reason}
     if not engine_ok:
-        return {"peer": peer, "skipped": "engine.cel is not available"}
+        return {"peer": peer, "skipped": "ceplab.engine.cel is not available"}
     rows = []
     for qn in PEER_QUERIES:
         n = grid.peer_ns[qn]
@@ -685,10 +685,10 @@ def bench_cel(grid: Grid, seed: int = SEED, peer: str | None = None,
         "enum_cap": grid.enum_cap,
     }
     try:
-        import engine.cel  # noqa: F401
+        import ceplab.engine.cel  # noqa: F401
         engine_ok, engine_err = True, None
     except ImportError as e:
-        engine_ok, engine_err = False, f"engine.cel is not available ({e})"
+        engine_ok, engine_err = False, f"ceplab.engine.cel is not available ({e})"
     rows = []
     passes: dict[int, list] = {}
     if engine_ok:
@@ -788,7 +788,7 @@ def render(report: dict, console: Any) -> None:
                   "2-10 of the stream; drift: last half of the stream over tenths 2-5. Update times are "
                   f"measured after a warm-up of {WARMUP:,} events of the same alphabet (one-time "
                   "determinization and code generation; its CPU time is the JSON field warmup_seconds).")
-    ot = Table(title="Oracle (asp.cel) as the stream grows")
+    ot = Table(title="Oracle (ceplab.asp.cel) as the stream grows")
     for col in ("query", "n", "w", "status", "seconds", "outputs", "engine outputs", "agree"):
         ot.add_column(col, justify="right" if col not in ("query", "status") else "left")
     for o in report["oracle"]:
@@ -846,10 +846,10 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
 
     Args:
         name: the benchmark, one of :data:`BENCH_NAMES`: ``cel`` (this module), ``etalis``
-            (:mod:`workbench.bench_etalis`) or ``epsparql`` (:mod:`workbench.bench_epsparql`, no peer); None runs
+            (:mod:`ceplab.workbench.bench_etalis`) or ``epsparql`` (:mod:`ceplab.workbench.bench_epsparql`, no peer); None runs
             all of them, one after the other.
         json_out: print one JSON object per benchmark run (the report: :func:`bench_cel`'s, or
-            :func:`workbench.bench_etalis.bench_etalis`'s), one per line, on stdout instead of tables.
+            :func:`ceplab.workbench.bench_etalis.bench_etalis`'s), one per line, on stdout instead of tables.
         peer: also run an external engine: ``opencep`` for ``cel`` (needs ``OPENCEP_HOME``, else
             skipped with a message), ``etalis`` for ``etalis`` (needs ``ETALIS_HOME`` and SWI-Prolog;
             on the default and full grids the ETALIS benchmark runs it anyway when it is available).
@@ -857,7 +857,7 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
         quick: the tiny grids (seconds; what the tests run).
         full: the whole grids (tens of minutes). None reads the environment: ``CEPLAB_BENCH_FULL=1``
             selects it. Without ``quick`` or ``full`` the default grids run (a few minutes each; see
-            :func:`make_grid` and :func:`workbench.bench_etalis.make_grid`).
+            :func:`make_grid` and :func:`ceplab.workbench.bench_etalis.make_grid`).
         seed: workload seed; None reads ``CEPLAB_BENCH_SEED``, else :data:`SEED`.
 
     Returns:
@@ -895,12 +895,12 @@ def run(name: str | None = None, json_out: bool = False, peer: str | None = None
     for nm in ([name] if name is not None else list(BENCH_NAMES)):
         p = peer if peer in PEERS_OF[nm] else None
         if nm == "etalis":
-            from workbench import bench_etalis as BE
+            from ceplab.workbench import bench_etalis as BE
             grid_e = BE.make_grid(kind)
             measure = lambda note: BE.bench_etalis(grid_e, seed, p, note)  # noqa: E731
             show = BE.render
         elif nm == "epsparql":
-            from workbench import bench_epsparql as BS
+            from ceplab.workbench import bench_epsparql as BS
             grid_s = BS.make_grid(kind)
             measure = lambda note: BS.bench_epsparql(grid_s, seed, None, note)  # noqa: E731
             show = BS.render

@@ -1,7 +1,7 @@
-"""``ceplab bench epsparql``: throughput of the incremental EP-SPARQL engine (``engine.epsparql``), and the clingo
+"""``ceplab bench epsparql``: throughput of the incremental EP-SPARQL engine (``ceplab.engine.epsparql``), and the clingo
 oracle's time as the stream grows.
 
-Same shape as ``ceplab bench etalis`` (:mod:`workbench.bench_etalis`): seeded, prefix-stable workloads; a timed
+Same shape as ``ceplab bench etalis`` (:mod:`ceplab.workbench.bench_etalis`): seeded, prefix-stable workloads; a timed
 push pass (best of repeats per tenth of the stream, CPU time of this thread); a memory pass (``tracemalloc``);
 oracle rows as the stream grows, with the engine's results compared to the oracle's; a targets table (reported,
 never an exit code).
@@ -35,7 +35,7 @@ once, by owlrl, memoised for every later evaluator), the evaluator's build time 
 engine's push throughput per stream length (and its answers against the expected count), and the oracle's time
 on short streams, its results compared with the engine's.
 
-The RDFS workloads need ``background=`` on ``engine.epsparql.evaluator`` (and on ``asp.epsparql.oracle`` for their
+The RDFS workloads need ``background=`` on ``ceplab.engine.epsparql.evaluator`` (and on ``ceplab.asp.epsparql.oracle`` for their
 oracle rows), detected with :func:`inspect.signature`; without it their rows say "n/a (no background support)".
 
 Per row (workload, n), with a fresh evaluator per pass:
@@ -48,7 +48,7 @@ Per row (workload, n), with a fresh evaluator per pass:
    ``peak_kib``, ``retained_kib`` after a full collection; the same pass counts the results (``push`` plus
    ``close``) and samples ``stats()["stored"]`` every :data:`SAMPLE` triples (``stored``, ``stored_max``).
 
-Oracle rows: ``asp.epsparql.oracle`` on every workload at growing n (limit ``Grid.oracle_seconds``); once a
+Oracle rows: ``ceplab.asp.epsparql.oracle`` on every workload at growing n (limit ``Grid.oracle_seconds``); once a
 workload is undecided its longer streams are skipped. The engine's results on the same stream are compared as
 sets: a mismatch is a disagreement (exit code 1), with a reproducer in the JSON row.
 
@@ -69,11 +69,11 @@ from typing import Any, Callable, Optional, Sequence
 
 from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace
 
-from semantics.epsparql.options import Options
-from semantics.epsparql.results import canonical_term
-from semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.epsparql.results import canonical_term
+from ceplab.semantics.epsparql.streams import Background, Occurrence
 
-from workbench.bench import (SEED, _fmt, agreement, chunk_stats, engine_results, record_oracle,
+from ceplab.workbench.bench import (SEED, _fmt, agreement, chunk_stats, engine_results, record_oracle,
                              timed_chunks, traced_goal_run)
 
 EX = Namespace("http://example.org/")
@@ -103,8 +103,8 @@ class Workload:
         preds: the stream predicates (local names in :data:`EX`).
         per_tick: occurrences per tick (1 or 2).
         rdfs: whether it needs background knowledge (:func:`background`).
-        backend: ``native`` (:func:`engine.epsparql.evaluator`) or ``etalis`` (the query compiled to ETALIS
-            rules and run on the ETALIS engine, :class:`engine.epsparql.etalis_backend.EtalisBackedEvaluator`).
+        backend: ``native`` (:func:`ceplab.engine.epsparql.evaluator`) or ``etalis`` (the query compiled to ETALIS
+            rules and run on the ETALIS engine, :class:`ceplab.engine.epsparql.etalis_backend.EtalisBackedEvaluator`).
     """
 
     name: str
@@ -188,9 +188,9 @@ def _short(triple) -> str:
 
 
 def background_support() -> dict[str, bool]:
-    """Whether ``engine.epsparql.evaluator`` and ``asp.epsparql.oracle`` accept ``background=``."""
+    """Whether ``ceplab.engine.epsparql.evaluator`` and ``ceplab.asp.epsparql.oracle`` accept ``background=``."""
     out = {}
-    for key, mod, fn in (("engine", "engine.epsparql", "evaluator"), ("oracle", "asp.epsparql", "oracle")):
+    for key, mod, fn in (("engine", "ceplab.engine.epsparql", "evaluator"), ("oracle", "ceplab.asp.epsparql", "oracle")):
         try:
             f = getattr(__import__(mod, fromlist=[fn]), fn)
             out[key] = "background" in inspect.signature(f).parameters
@@ -307,18 +307,18 @@ def blocks(wl: str, draws: Sequence, lo: int = 0, hi: Optional[int] = None):
 
 @lru_cache(maxsize=64)
 def parse_workload(wl: str):
-    from semantics.epsparql.parser import parse
+    from ceplab.semantics.epsparql.parser import parse
     return parse(WORKLOADS[wl].text)
 
 
 def engine_factory(wl: str) -> Callable[[], Any]:
-    """Zero-argument factory of fresh evaluators (raises ImportError without ``engine.epsparql``; for an RDFS
+    """Zero-argument factory of fresh evaluators (raises ImportError without ``ceplab.engine.epsparql``; for an RDFS
     workload, passes ``background=`` and so needs :func:`background_support`)."""
-    from engine.epsparql import evaluator
+    from ceplab.engine.epsparql import evaluator
     qs = parse_workload(wl)
     opts = Options()
     if WORKLOADS[wl].backend == "etalis":
-        from engine.epsparql.etalis_backend import EtalisBackedEvaluator
+        from ceplab.engine.epsparql.etalis_backend import EtalisBackedEvaluator
         return lambda: EtalisBackedEvaluator(qs, opts)
     if WORKLOADS[wl].rdfs:
         bg = background()
@@ -336,7 +336,7 @@ def _timed_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> tuple[l
 
 def push_pass(wl: str, factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
     """Pass 1: push throughput in triples/s (best of ``repeats`` per tenth of the stream,
-    :func:`workbench.bench.chunk_stats`)."""
+    :func:`ceplab.workbench.bench.chunk_stats`)."""
     passes = [_timed_pass(wl, factory, draws) for _ in range(repeats)]
     c = chunk_stats([t for t, _p in passes], len(draws))
     return {"seconds": c["seconds"], "tps": c["eps"], "us": c["us"], "chunk_us": c["chunk_us"],
@@ -363,8 +363,8 @@ def memory_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> dict:
 def reproducer(wl: str, n: int, seed: int) -> str:
     """Python code recomputing an oracle row (engine vs oracle) from scratch."""
     bg = ", background=BE.background()" if WORKLOADS[wl].rdfs else ""
-    return ("from workbench import bench_epsparql as BE; from semantics.epsparql.options import Options; "
-            "from asp.epsparql import oracle; from engine.epsparql import evaluator; "
+    return ("from ceplab.workbench import bench_epsparql as BE; from ceplab.semantics.epsparql.options import Options; "
+            "from ceplab.asp.epsparql import oracle; from ceplab.engine.epsparql import evaluator; "
             f"q = BE.parse_workload({wl!r}); s = BE.workload_stream({wl!r}, {n}, seed={seed}); "
             f"ours = evaluator(q, Options(){bg}).run(s); theirs = oracle(q, s, Options(){bg}).results; "
             "print(sorted(map(str, set(ours) ^ set(theirs))))")
@@ -374,10 +374,10 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, support: dict,
                 note: Callable[[str], None] = lambda s: None) -> list[dict]:
     """Oracle rows (see the module docstring)."""
     try:
-        from asp import epsparql as asp_eps
-        from asp.oracle import Limits
+        from ceplab.asp import epsparql as asp_eps
+        from ceplab.asp.oracle import Limits
     except ImportError as e:
-        return [{"skipped": f"asp.epsparql is not available ({e})"}]
+        return [{"skipped": f"ceplab.asp.epsparql is not available ({e})"}]
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for wl, ns in grid.oracle_cases:
@@ -502,9 +502,9 @@ def e13_stream(n: int, n_classes: int = E13_CLASSES, seed: int = SEED, start: in
 
 def e13_reproducer(n_classes: int, n: int, seed: int) -> str:
     """Python code recomputing an E13 oracle row (engine vs oracle) from scratch."""
-    return ("from workbench import bench_epsparql as BE; from semantics.epsparql.options import Options; "
-            "from semantics.epsparql.parser import parse; from semantics.epsparql.streams import Background; "
-            "from asp.epsparql import oracle; from engine.epsparql import evaluator; "
+    return ("from ceplab.workbench import bench_epsparql as BE; from ceplab.semantics.epsparql.options import Options; "
+            "from ceplab.semantics.epsparql.parser import parse; from ceplab.semantics.epsparql.streams import Background; "
+            "from ceplab.asp.epsparql import oracle; from ceplab.engine.epsparql import evaluator; "
             f"q = parse(BE.E13_QUERY); bg = Background(ontology=BE.class_tree({n_classes})[0]); "
             f"s = BE.e13_stream({n}, {n_classes}, seed={seed}); ours = evaluator(q, Options(), background=bg).run(s); "
             "theirs = oracle(q, s, Options(), background=bg).results; print(sorted(map(str, set(ours) ^ set(theirs))))")
@@ -525,11 +525,11 @@ def e13_pass(grid: Grid, seed: int, support: dict, note: Callable[[str], None] =
         out["skipped"] = NO_BACKGROUND
         return out
     try:
-        from engine.epsparql import evaluator
-        from engine.epsparql.evaluate import cached_rdfs_closure
-        from semantics.epsparql.parser import parse
+        from ceplab.engine.epsparql import evaluator
+        from ceplab.engine.epsparql.evaluate import cached_rdfs_closure
+        from ceplab.semantics.epsparql.parser import parse
     except ImportError as e:
-        out["skipped"] = f"engine.epsparql is not available ({e})"
+        out["skipped"] = f"ceplab.engine.epsparql is not available ({e})"
         return out
     note(f"E13: class tree of {k:,} classes")
     onto, leaves = class_tree(k)
@@ -564,8 +564,8 @@ def e13_pass(grid: Grid, seed: int, support: dict, note: Callable[[str], None] =
     if not support.get("oracle"):
         out["oracle"] = [{"n": n, "status": "n/a", "reason": NO_BACKGROUND} for n in grid.e13_oracle_ns]
         return out
-    from asp import epsparql as asp_eps
-    from asp.oracle import Limits
+    from ceplab.asp import epsparql as asp_eps
+    from ceplab.asp.oracle import Limits
 
     limits = Limits(time_s=grid.oracle_seconds)
     for n in grid.e13_oracle_ns:
@@ -615,10 +615,10 @@ def bench_epsparql(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
                           "allocated beforehand): peak, and kept = live after close() and a full collection"),
     }
     try:
-        import engine.epsparql  # noqa: F401
+        import ceplab.engine.epsparql  # noqa: F401
         engine_ok, engine_err = True, None
     except ImportError as e:
-        engine_ok, engine_err = False, f"engine.epsparql is not available ({e})"
+        engine_ok, engine_err = False, f"ceplab.engine.epsparql is not available ({e})"
     rows = []
     for i, (wl, n) in enumerate(grid.cells, 1):
         note(f"[{i}/{len(grid.cells)}] {wl} n={n:,}")
@@ -695,7 +695,7 @@ def render(report: dict, console: Any) -> None:
                   _fmt(r["stored"], "int"), _fmt(r["stored_max"], "int"), _fmt(r["peak_kib"], "kib"),
                   _fmt(r["retained_kib"], "kib"))
     console.print(t)
-    ot = Table(title="Oracle (asp.epsparql, clingo) as the stream grows")
+    ot = Table(title="Oracle (ceplab.asp.epsparql, clingo) as the stream grows")
     for col in ("workload", "n", "status", "seconds", "ground rules", "atoms", "results", "engine results",
                 "agree"):
         ot.add_column(col, justify="left" if col in ("workload", "status") else "right")

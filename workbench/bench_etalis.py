@@ -1,6 +1,6 @@
 """``ceplab bench etalis``: the incremental ETALIS engine under each consumption policy (DESIGN.md 2 and 4).
 
-Same shape as ``ceplab bench cel`` (:mod:`workbench.bench`): seeded, prefix-stable workloads; a timed update
+Same shape as ``ceplab bench cel`` (:mod:`ceplab.workbench.bench`): seeded, prefix-stable workloads; a timed update
 pass (best of repeats per tenth of the stream); a memory pass (``tracemalloc``); oracle rows as the stream grows;
 an optional peer (the real ETALIS on SWI-Prolog); a targets table (reported, never an exit code).
 
@@ -20,10 +20,10 @@ W1 is the issue's ``d <- a seq b`` (2/3 of its events are noise, dropped at disp
 variant without noise, the shape of the peer's stream); W2 combines ``and`` with a negation whose delimiters
 share the variable ``X``; W3 is a three-level hierarchy (derived events feed the next rule).
 
-Per row (workload, policy, n, window), with a fresh evaluator (``engine.etalis.evaluator``) per pass:
+Per row (workload, policy, n, window), with a fresh evaluator (``ceplab.engine.etalis.evaluator``) per pass:
 
 1. update: ``evaluator.update(event)`` on every event, events built :data:`BLOCK` at a time just before they
-   are fed (as a parser would), CPU time of this thread per block (:data:`workbench.bench.CPU_CLOCK`); repeated
+   are fed (as a parser would), CPU time of this thread per block (:data:`ceplab.workbench.bench.CPU_CLOCK`); repeated
    ``Grid.repeats(n)`` times, each tenth of the stream keeping its fastest time. ``update_eps`` is n over the
    sum; ``steady_us`` the median per-event time over tenths 2..10, ``drift`` late/early (as in the CEL bench).
 2. memory: ``tracemalloc`` while a fresh evaluator is built and fed the whole stream (events built beforehand,
@@ -32,14 +32,14 @@ Per row (workload, policy, n, window), with a fresh evaluator (``engine.etalis.e
    ``stats()["stored"]`` (goals in the stores) every :data:`SAMPLE` events: ``stored`` (at the end) and
    ``stored_max``.
 
-Oracle rows: ``asp.etalis.oracle`` (clingo; for a consumption policy it delegates to the step-indexed
-specification ``asp.etalis_policy``, reported as ``n/a`` while that module is missing) on W1 (window 10), and
+Oracle rows: ``ceplab.asp.etalis.oracle`` (clingo; for a consumption policy it delegates to the step-indexed
+specification ``ceplab.asp.etalis_policy``, reported as ``n/a`` while that module is missing) on W1 (window 10), and
 on W2/W3 (window 20), for each policy, at growing n; once a case is undecided its longer streams are skipped.
 The engine's results on the same events are compared as sets: a mismatch is a disagreement (exit code 1), with
 a reproducer in the JSON row.
 
-Peer: ``workbench.peers.etalis.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
-over its own a/b stream, :func:`workbench.peers.etalis.seq_workload`, wall time of its feed loop); ours is
+Peer: ``ceplab.workbench.peers.etalis.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
+over its own a/b stream, :func:`ceplab.workbench.peers.etalis.seq_workload`, wall time of its feed loop); ours is
 measured on the very same events (CPU time of this thread, best of repeats: on an idle machine that is the wall
 time, on a loaded one it is not inflated by other processes; the wall figure is kept too), the ratio is ours /
 ETALIS's. The peer runs when asked for (``--peer etalis``), and on the default and full grids whenever it is
@@ -62,11 +62,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from semantics.etalis.ast import EventAtom, Num
-from semantics.etalis.options import Options
-from semantics.etalis.streams import StreamEvent
+from ceplab.semantics.etalis.ast import EventAtom, Num
+from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.streams import StreamEvent
 
-from workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, agreement, chunk_stats, engine_results,
+from ceplab.workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, agreement, chunk_stats, engine_results,
                              record_oracle, timed_chunks, traced_goal_run)
 
 NOISE = ("n1", "n2", "n3", "n4")
@@ -239,13 +239,13 @@ def blocks(draws: Sequence[tuple[str, Optional[int]]], lo: int = 0,
 
 @lru_cache(maxsize=64)
 def parse_workload(wl: str, window: Optional[int]):
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis.parser import parse
     return parse(WORKLOADS[wl].text(window))
 
 
 def engine_factory(wl: str, policy: str, window: Optional[int]) -> Callable[[], Any]:
-    """Zero-argument factory of fresh engine evaluators (raises ImportError without ``engine.etalis``)."""
-    from engine.etalis import evaluator
+    """Zero-argument factory of fresh engine evaluators (raises ImportError without ``ceplab.engine.etalis``)."""
+    from ceplab.engine.etalis import evaluator
     prog = parse_workload(wl, window)
     opts = Options(policy=policy)
     return lambda: evaluator(prog, opts)
@@ -259,7 +259,7 @@ def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[lis
 
 
 def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
-    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`workbench.bench.chunk_stats`)."""
+    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`ceplab.workbench.bench.chunk_stats`)."""
     passes = [_timed_update_pass(factory, draws) for _ in range(repeats)]
     c = chunk_stats([t for t, _p in passes], len(draws))
     return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"], "chunk_us": c["chunk_us"],
@@ -287,17 +287,17 @@ def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
 # ----------------------------------------------------------------------------- oracle
 def _policy_spec_missing() -> Optional[str]:
     try:
-        import asp.etalis_policy  # noqa: F401
+        import ceplab.asp.etalis_policy  # noqa: F401
     except ImportError as e:
-        return f"n/a: asp.etalis_policy is not available ({e})"
+        return f"n/a: ceplab.asp.etalis_policy is not available ({e})"
     return None
 
 
 def reproducer(wl: str, policy: str, n: int, window: Optional[int], seed: int) -> str:
     """Python code recomputing an oracle row (engine vs oracle) from scratch."""
-    return ("from workbench.bench_etalis import parse_workload, workload_events; "
-            "from semantics.etalis.options import Options; from asp.etalis import oracle; "
-            "from engine.etalis import evaluator; "
+    return ("from ceplab.workbench.bench_etalis import parse_workload, workload_events; "
+            "from ceplab.semantics.etalis.options import Options; from ceplab.asp.etalis import oracle; "
+            "from ceplab.engine.etalis import evaluator; "
             f"p = parse_workload({wl!r}, {window!r}); evs = workload_events({wl!r}, {n}, seed={seed}); "
             f"o = Options(policy={policy!r}); ours = evaluator(p, o).run(evs); "
             "theirs = oracle(p, evs, o).results; print(sorted(set(ours) ^ set(theirs)))")
@@ -306,10 +306,10 @@ def reproducer(wl: str, policy: str, n: int, window: Optional[int], seed: int) -
 def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None] = lambda s: None) -> list[dict]:
     """Oracle rows (see the module docstring)."""
     try:
-        from asp import etalis as asp_etalis
-        from asp.oracle import Limits
+        from ceplab.asp import etalis as asp_etalis
+        from ceplab.asp.oracle import Limits
     except ImportError as e:
-        return [{"skipped": f"asp.etalis is not available ({e})"}]
+        return [{"skipped": f"ceplab.asp.etalis is not available ({e})"}]
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for wl, pol, w, ns in grid.oracle_cases:
@@ -363,7 +363,7 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], No
 def ab_workload(n: int, seed: int = 1) -> list[StreamEvent]:
     """The peer's benchmark stream when its module is missing: ``n`` point events ``a``/``b`` drawn uniformly
     by ``random.Random(seed)``, event ``i`` at tick ``i`` (the definition of
-    ``workbench.peers.etalis.seq_workload``)."""
+    ``ceplab.workbench.peers.etalis.seq_workload``)."""
     rng = random.Random(seed)
     return [StreamEvent(EventAtom("a" if rng.random() < 0.5 else "b"), i, i, i) for i in range(n)]
 
@@ -379,7 +379,7 @@ def peer_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None
     peer: Any = None
     reason: Optional[str] = None
     try:
-        from workbench.peers import etalis as peer
+        from ceplab.workbench.peers import etalis as peer
         bench_seq = peer.bench_seq
     except (ImportError, AttributeError) as e:
         reason = f"peer not available: {type(e).__name__}: {e}"
@@ -395,7 +395,7 @@ def peer_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None
         if why is not None:
             reason = f"peer not available: {why}"
     if not engine_ok:
-        return {"peer": "etalis", "skipped": reason or "engine.etalis is not available", "rows": []}
+        return {"peer": "etalis", "skipped": reason or "ceplab.engine.etalis is not available", "rows": []}
     n, w = grid.peer_n, TARGET_WINDOW
     seq_workload = getattr(peer, "seq_workload", None)
     evs = seq_workload(n) if callable(seq_workload) else ab_workload(n)
@@ -503,10 +503,10 @@ def bench_etalis(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
                           "and a full garbage collection"),
     }
     try:
-        import engine.etalis  # noqa: F401
+        import ceplab.engine.etalis  # noqa: F401
         engine_ok, engine_err = True, None
     except ImportError as e:
-        engine_ok, engine_err = False, f"engine.etalis is not available ({e})"
+        engine_ok, engine_err = False, f"ceplab.engine.etalis is not available ({e})"
     rows = []
     for i, (wl, pol, n, w) in enumerate(grid.cells, 1):
         note(f"[{i}/{len(grid.cells)}] {wl} {pol} n={n:,} w={w if w is not None else 'none'}")
@@ -582,7 +582,7 @@ def render(report: dict, console: Any) -> None:
     console.print(mt)
     console.print(f"memory: {report['memory_method']}. stored: goals in the engine's stores (stats()['stored']), "
                   f"max sampled every {SAMPLE} events.", markup=False)
-    ot = Table(title="Oracle as the stream grows (asp.etalis; policies: asp.etalis_policy)")
+    ot = Table(title="Oracle as the stream grows (ceplab.asp.etalis; policies: ceplab.asp.etalis_policy)")
     for col in ("workload", "policy", "n", "window", "status", "seconds", "ground rules", "atoms", "results",
                 "engine results", "agree"):
         ot.add_column(col, justify="left" if col in ("workload", "policy", "status") else "right")

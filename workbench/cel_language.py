@@ -1,12 +1,12 @@
 """Registers CEL (Grez, Riveros, Ugarte, Bucchi, "Foundations of Complex Event Processing") as
-``cel`` in :mod:`workbench.languages`.
+``cel`` in :mod:`ceplab.workbench.languages`.
 
-The record wires together the parser (:mod:`semantics.cel.parser`), the switches
-(:class:`semantics.cel.options.Options`), the clingo oracle (:func:`asp.cel.oracle`), the incremental
-engine (:func:`engine.cel.evaluator`), the canonical result form (:mod:`semantics.cel.results`: a
+The record wires together the parser (:mod:`ceplab.semantics.cel.parser`), the switches
+(:class:`ceplab.semantics.cel.options.Options`), the clingo oracle (:func:`ceplab.asp.cel.oracle`), the incremental
+engine (:func:`ceplab.engine.cel.evaluator`), the canonical result form (:mod:`ceplab.semantics.cel.results`: a
 complex event is the sorted tuple of its positions, emitted at its last position), the hypothesis
-strategies and seeded generators (:mod:`workbench.strategies`), the bundled real-data cases
-(:func:`workbench.data.real_cases`) and the paper's worked examples (``papers-check/cel``).
+strategies and seeded generators (:mod:`ceplab.workbench.strategies`), the bundled real-data cases
+(:func:`ceplab.workbench.data.real_cases`) and the paper's worked examples (``papers-check/cel``).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from semantics.cel import results as R
-from semantics.cel.options import Options
-from semantics.events import read_stream
-from workbench.languages import Language, register
+from ceplab.semantics.cel import results as R
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.events import read_stream
+from ceplab.workbench.languages import Language, register
 
 
 # The workbench parses before it knows the switches (``ceplab run --set ...``): nested strategies
@@ -28,25 +28,25 @@ _PARSE_ALL = Options(nested_strategies="compositional")
 
 
 def _parse(text: str, file: str | None = None) -> Any:
-    from semantics.cel.parser import parse
+    from ceplab.semantics.cel.parser import parse
 
     return parse(text, file, options=_PARSE_ALL)
 
 
 def _parse_file(path: Any) -> Any:
-    from semantics.cel.parser import parse_file
+    from ceplab.semantics.cel.parser import parse_file
 
     return parse_file(path, options=_PARSE_ALL)
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from asp.cel import oracle
+    from ceplab.asp.cel import oracle
 
     return oracle(query, stream, options, limits)
 
 
 def _evaluator(query: Any, options: Options) -> Any:
-    from engine.cel import evaluator
+    from ceplab.engine.cel import evaluator
 
     return evaluator(query, options)
 
@@ -57,7 +57,7 @@ def _deferred(query: Any, options: Options) -> bool:
 
 
 def _strategies() -> Any:
-    from workbench.strategies import CelStrategies
+    from ceplab.workbench.strategies import CelStrategies
 
     return CelStrategies()
 
@@ -66,15 +66,15 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
     """A seeded random case: the shared generator's (query, stream) plus random switches.
 
     A fraction :data:`P_NESTED` of the cases has one nested selection strategy
-    (:func:`workbench.strategies.random_nested_cel_case`) and runs under
+    (:func:`ceplab.workbench.strategies.random_nested_cel_case`) and runs under
     ``nested_strategies="compositional"``.  Rejection sampling keeps the case inside the engine's
     fragment: a query the engine refuses
     (``UnsupportedError``, e.g. a binary filter checked before its variables are bound) is redrawn
     from the same ``rng`` (at most 20 times), so the draw stays a function of the seed. Queries
     outside the fragment are the oracle's alone and are exercised by its own tests.
     """
-    from semantics.errors import UnsupportedError
-    from workbench.strategies import random_cel_case, random_nested_cel_case
+    from ceplab.semantics.errors import UnsupportedError
+    from ceplab.workbench.strategies import random_cel_case, random_nested_cel_case
 
     nested = rng.random() < P_NESTED
     base = Options(nested_strategies="compositional") if nested else Options()
@@ -96,26 +96,26 @@ P_NESTED = 0.15
 
 
 def _real_cases() -> list:
-    from workbench.data import real_cases
+    from ceplab.workbench.data import real_cases
 
     return real_cases()
 
 
 def _paper_cases() -> list:
-    from workbench.papers import load_cases
+    from ceplab.workbench.papers import load_cases
 
     return load_cases("cel")
 
 
 def _simplify(text: str, lang: Any = None) -> Any:
-    from workbench.shrink import cel_simplifications
+    from ceplab.workbench.shrink import cel_simplifications
 
     return cel_simplifications(text, lang)
 
 
 def _parse_unchecked(text: str, file: str | None = None) -> Any:
     """Parse without the strong well-formedness check (oracle-only paper examples, note G3)."""
-    from semantics.cel.parser import parse
+    from ceplab.semantics.cel.parser import parse
 
     return parse(text, file, check=False, options=_PARSE_ALL)
 

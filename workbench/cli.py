@@ -32,7 +32,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from semantics.errors import InputError
+from ceplab.semantics.errors import InputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="ceplab: verify complex event processing languages against ASP oracles.")
@@ -87,7 +87,7 @@ def _bad_input(msg: str) -> "typer.Exit":
 
 
 def _lang(name: str) -> Any:
-    from workbench import languages
+    from ceplab.workbench import languages
 
     try:
         return languages.get(name)
@@ -108,7 +108,7 @@ def _emit_json(obj: Any) -> None:
 
 
 def _limits(timeout: Optional[float]) -> Any:
-    from workbench.compare import default_limits
+    from ceplab.workbench.compare import default_limits
 
     return default_limits(time_s=timeout)
 
@@ -125,7 +125,7 @@ def _with_background(lang: Any, q: Any, background: Optional[Path], ontology: Op
 
 
 def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, str, Any, Any]:
-    from workbench.compare import options_from_kv
+    from ceplab.workbench.compare import options_from_kv
 
     options = options_from_kv(lang.options, sets)
     q = lang.parse_file(query)
@@ -161,7 +161,7 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
         ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; EP-SPARQL)"),
         json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Evaluate a query on a stream with the oracle or the engine."""
-    from workbench.compare import run_engine, run_oracle, sort_json
+    from ceplab.workbench.compare import run_engine, run_oracle, sort_json
 
     if oracle and engine:
         raise _bad_input("ceplab: choose one of --oracle and --engine")
@@ -225,7 +225,7 @@ def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or 
                                                "on ceplab's ETALIS engine)"),
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided."""
-    from workbench.compare import compare as do_compare, sort_json
+    from ceplab.workbench.compare import compare as do_compare, sort_json
 
     L = _lang(lang)
     peers = L.extra.get("peers", {})
@@ -311,11 +311,11 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                                              help="inject an engine fault: drop|duplicate|late")
          ) -> None:
     """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on disagreement)."""
-    from workbench import languages
+    from ceplab.workbench import languages
 
     _require_java()
     langs = languages.names() if lang == "all" else [_lang(lang).name]
-    from workbench.spark import FAULTS, fuzz as run_fuzz
+    from ceplab.workbench.spark import FAULTS, fuzz as run_fuzz
 
     if fault is not None and fault not in FAULTS:
         raise _bad_input(f"ceplab: unknown fault {fault!r}; known: {', '.join(FAULTS)}")
@@ -352,7 +352,7 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (c
                  timeout: Optional[float] = typer.Option(None, "--timeout",
                                                          help="oracle time limit (s)")) -> None:
     """Run the papers' worked examples through oracle and engine and print verdicts."""
-    from workbench import papers
+    from ceplab.workbench import papers
 
     try:
         verdicts = papers.check(paper, limits=_limits(timeout), progress=not json_out)
@@ -378,9 +378,9 @@ def bench(name: Optional[str] = typer.Argument(None, help="benchmark name (defau
           full: bool = typer.Option(False, "--full", help="the whole grid: n up to 10^6 for every "
                                     "query and window (about 10 minutes)"),
           seed: Optional[int] = typer.Option(None, "--seed", help="workload seed")) -> None:
-    """Benchmarks with printed tables (delegates to workbench.bench)."""
+    """Benchmarks with printed tables (delegates to ceplab.workbench.bench)."""
     try:
-        from workbench import bench as B
+        from ceplab.workbench import bench as B
     except ImportError as e:
         typer.echo(f"ceplab: benchmarks are not available ({e})", err=True)
         raise typer.Exit(2)
@@ -397,8 +397,8 @@ def real_data_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, l
 
     Returns ``(summary row, per-case rows)``.
     """
-    from workbench.compare import compare as do_compare
-    from workbench.spark import _progress
+    from ceplab.workbench.compare import compare as do_compare
+    from ceplab.workbench.spark import _progress
 
     t0 = time.perf_counter()
     row = {"lang": L.name, "check": "real data", "cases": 0, "agree": 0, "disagree": 0,
@@ -420,7 +420,7 @@ def real_data_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, l
 
 def paper_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, list[Any]]:
     """The language's paper cases through oracle and engine; returns (summary row, verdicts)."""
-    from workbench import papers
+    from ceplab.workbench import papers
 
     t0 = time.perf_counter()
     verdicts = papers.check(L.name, limits=limits, progress=progress)
@@ -442,10 +442,10 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
            json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """The main job: every language on its bundled real streams and paper cases, plus a Spark
     fuzz campaign; one table; exit 1 on any disagreement."""
-    from workbench import languages
+    from ceplab.workbench import languages
 
     _require_java()
-    from workbench.compare import default_limits
+    from ceplab.workbench.compare import default_limits
 
     limits = default_limits()
     rows: list[dict] = []
@@ -463,7 +463,7 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
             rows.append(r)
             details[f"{name}/papers"] = [x.to_json() for x in v]
             if cases > 0:
-                from workbench.spark import fuzz as run_fuzz, spark_session
+                from ceplab.workbench.spark import fuzz as run_fuzz, spark_session
 
                 if spark is None:
                     spark = spark_session(master)

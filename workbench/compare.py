@@ -21,7 +21,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
-from semantics.errors import InputError
+from ceplab.semantics.errors import InputError
 
 
 class OptionError(InputError):
@@ -239,8 +239,8 @@ def run_oracle(lang: Any, query: Any, stream: Any, options: Any, limits: Any = N
 
 
 def default_limits(time_s: float | None = None, max_ground_size: int | None = None) -> Any:
-    """``asp.oracle.Limits`` with its defaults, overriding the given fields."""
-    from asp.oracle import Limits
+    """``ceplab.asp.oracle.Limits`` with its defaults, overriding the given fields."""
+    from ceplab.asp.oracle import Limits
 
     kw = {}
     if time_s is not None:
@@ -346,11 +346,11 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
     """Compare the oracle and the engine of ``lang`` on one case.
 
     Args:
-        lang: a :class:`workbench.languages.Language`.
+        lang: a :class:`ceplab.workbench.languages.Language`.
         query: a parsed query.
         stream: a Stream (events in order, ``position`` = index).
         options: the language's Options (default: ``lang.options()``).
-        limits: ``asp.oracle.Limits`` for the oracle (default: its defaults).
+        limits: ``ceplab.asp.oracle.Limits`` for the oracle (default: its defaults).
 
     Returns:
         A :class:`Report`. ``InputError`` (e.g. an evaluator's ``UnsupportedError``) propagates;

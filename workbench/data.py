@@ -27,7 +27,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from semantics.events import Event, Stream
+from ceplab.semantics.events import Event, Stream
 
 DATA_DIR = Path(__file__).with_name("data")
 QUERY_DIR = DATA_DIR / "queries"
@@ -171,7 +171,7 @@ def real_cases() -> list[tuple[str, str, Stream]]:
 
 def export(directory: str | Path) -> list[Path]:
     """Write the full streams as JSON Lines (``eustock.jsonl``, ``stocks.jsonl``) into ``directory``."""
-    from semantics.events import write_stream
+    from ceplab.semantics.events import write_stream
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
@@ -182,7 +182,7 @@ def export(directory: str | Path) -> list[Path]:
     return out
 
 
-if __name__ == "__main__":  # python -m workbench.data DIR
+if __name__ == "__main__":  # python -m ceplab.workbench.data DIR
     import sys
 
     for p in export(sys.argv[1] if len(sys.argv) > 1 else DATA_DIR):

@@ -1,17 +1,17 @@
 """Registers EP-SPARQL (Anicic, Fodor, Rudolph, Stojanovic: "EP-SPARQL: a unified language for event
-processing and stream reasoning", WWW 2011) as ``epsparql`` in :mod:`workbench.languages`.
+processing and stream reasoning", WWW 2011) as ``epsparql`` in :mod:`ceplab.workbench.languages`.
 
-The record wires together the parser (:mod:`semantics.epsparql.parser`), the stream readers
-(:func:`semantics.epsparql.streams.read_stream`: TriG, the line format; plus the JSON Lines form of
-:func:`stream_to_json` used by fuzz reproducers), the switches (:class:`semantics.epsparql.options.Options`,
-set one by one with ``--set``), the clingo oracle (:func:`asp.epsparql.oracle`), the incremental engine
-(:func:`engine.epsparql.evaluator`), the seeded generators and hypothesis strategies
-(:mod:`workbench.strategies`), the bundled real-data cases (``workbench.epsparql_data.real_cases``, optional)
+The record wires together the parser (:mod:`ceplab.semantics.epsparql.parser`), the stream readers
+(:func:`ceplab.semantics.epsparql.streams.read_stream`: TriG, the line format; plus the JSON Lines form of
+:func:`stream_to_json` used by fuzz reproducers), the switches (:class:`ceplab.semantics.epsparql.options.Options`,
+set one by one with ``--set``), the clingo oracle (:func:`ceplab.asp.epsparql.oracle`), the incremental engine
+(:func:`ceplab.engine.epsparql.evaluator`), the seeded generators and hypothesis strategies
+(:mod:`ceplab.workbench.strategies`), the bundled real-data cases (``ceplab.workbench.epsparql_data.real_cases``, optional)
 and the note's worked examples E1-E14 (``papers-check/epsparql``).
 
-Results are :class:`semantics.epsparql.results.Row` (SELECT rows) and ``Derived`` (occurrences the
+Results are :class:`ceplab.semantics.epsparql.results.Row` (SELECT rows) and ``Derived`` (occurrences the
 CONSTRUCT rules add); their canonical JSON form (DESIGN.md section 4) is
-:func:`semantics.epsparql.results.to_json`: ``{"query", "mapping": {var: N-Triples term}, "start", "end"}``
+:func:`ceplab.semantics.epsparql.results.to_json`: ``{"query", "mapping": {var: N-Triples term}, "start", "end"}``
 (``"count"`` under ``output=bag``) or ``{"triple": [s, p, o], "start", "end"}``.
 
 Emission positions (``extra["result_positions"]``): the engine evaluates a tick when the first occurrence
@@ -25,7 +25,7 @@ cases draw such a background, and their reproducers keep it).
 
 Errors: the oracle's and the engine's ``UnsupportedError`` (a ``ValueError``), the engine's ``ValueError``
 for ill-formed time literals and the oracle's ``ModelError`` (no unique stable model) become
-:class:`semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
+:class:`ceplab.semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -39,9 +39,9 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from semantics.epsparql.options import Options
-from semantics.errors import InputError, ParseError, StreamError, UnsupportedError
-from workbench.languages import Language, register
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.errors import InputError, ParseError, StreamError, UnsupportedError
+from ceplab.workbench.languages import Language, register
 
 PAPER = ("Anicic, Fodor, Rudolph, Stojanovic: EP-SPARQL: a unified language for event processing and "
          "stream reasoning, WWW 2011")
@@ -53,8 +53,8 @@ EX = "http://example.org/"
 # ----------------------------------------------------------------------------- parsing
 def _bundled_background(qs: Any, text: str) -> Any:
     """A query file with the comment line ``# background: eustock`` (the bundled real-data queries) is evaluated
-    with the bundled index metadata and RDFS ontology (:func:`workbench.epsparql_data.background`)."""
-    from workbench import epsparql_data
+    with the bundled index metadata and RDFS ontology (:func:`ceplab.workbench.epsparql_data.background`)."""
+    from ceplab.workbench import epsparql_data
 
     if epsparql_data.needs_background(text):
         return WithBackground(qs, epsparql_data.background())
@@ -89,7 +89,7 @@ def split_background(text: str) -> tuple[str, str]:
 
 
 def inline_background(text: str, file: str | None = None) -> Any:
-    """The :class:`semantics.epsparql.streams.Background` written inline in a query text
+    """The :class:`ceplab.semantics.epsparql.streams.Background` written inline in a query text
     (:func:`background_comment`), or None when there is none.
 
     Raises:
@@ -97,8 +97,8 @@ def inline_background(text: str, file: str | None = None) -> Any:
     """
     from rdflib import Graph
 
-    from semantics.epsparql.results import canonical_term
-    from semantics.epsparql.streams import Background
+    from ceplab.semantics.epsparql.results import canonical_term
+    from ceplab.semantics.epsparql.streams import Background
 
     graphs: dict[str, Any] = {}
     for m in _INLINE_BACKGROUND_RE.finditer(text):
@@ -128,7 +128,7 @@ def _attach_inline(qs: Any, text: str, file: str | None) -> Any:
 
 
 def _parse(text: str, file: str | None = None) -> Any:
-    from semantics.epsparql.parser import parse
+    from ceplab.semantics.epsparql.parser import parse
 
     return _attach_inline(_bundled_background(parse(text, file), text), text, file)
 
@@ -136,14 +136,14 @@ def _parse(text: str, file: str | None = None) -> Any:
 def _parse_file(path: Any) -> Any:
     from pathlib import Path
 
-    from semantics.epsparql.parser import parse_file
+    from ceplab.semantics.epsparql.parser import parse_file
 
     text = Path(path).read_text(encoding="utf-8")
     return _attach_inline(_bundled_background(parse_file(path), text), text, str(path))
 
 
 def _render(query: Any) -> str:
-    from semantics.epsparql.parser import render
+    from ceplab.semantics.epsparql.parser import render
 
     query, _ = _unwrap(query)
 
@@ -158,15 +158,15 @@ def _background_json(text: str) -> Any:
 
 def peer_etalis(query: Any, stream: Any, options: Options, timeout: Any = None) -> list:
     """``ceplab compare epsparql Q S --peer etalis``: the query compiled to ETALIS rules and run on ceplab's
-    ETALIS engine (:class:`engine.epsparql.etalis_backend.EtalisBackedEvaluator`, paper section 5), every result
+    ETALIS engine (:class:`ceplab.engine.epsparql.etalis_backend.EtalisBackedEvaluator`, paper section 5), every result
     of the stream.  ``timeout`` is ignored (the run is incremental and in-process).
 
     Raises:
-        semantics.errors.UnsupportedError: the query (or its switches, or background knowledge) is outside the
+        ceplab.semantics.errors.UnsupportedError: the query (or its switches, or background knowledge) is outside the
             fragment ETALIS rules express; the message names the operator.
     """
-    from engine.epsparql.etalis_backend import EtalisBackedEvaluator
-    from semantics.errors import UnsupportedError as InputUnsupported
+    from ceplab.engine.epsparql.etalis_backend import EtalisBackedEvaluator
+    from ceplab.semantics.errors import UnsupportedError as InputUnsupported
 
     qs, bg = _unwrap(query)
     if bg is not None:
@@ -184,7 +184,7 @@ def _is_unsupported(e: BaseException) -> bool:
 class WithBackground:
     """A query set together with its timeless background knowledge (note A14): what ``ceplab run/compare
     --background G.ttl --ontology O.ttl`` evaluate.  ``qs``: the parsed :class:`QuerySet`; ``background``: a
-    :class:`semantics.epsparql.streams.Background`."""
+    :class:`ceplab.semantics.epsparql.streams.Background`."""
     qs: Any
     background: Any
 
@@ -196,9 +196,9 @@ def with_background(query: Any, graph_path: Any = None, ontology_path: Any = Non
     """``query`` with the static graph and RDFS ontology read from Turtle files (either may be None).
 
     Raises:
-        semantics.errors.StreamError: a file that cannot be read or parsed (file and line named).
+        ceplab.semantics.errors.StreamError: a file that cannot be read or parsed (file and line named).
     """
-    from semantics.epsparql.streams import read_background
+    from ceplab.semantics.epsparql.streams import read_background
 
     if graph_path is None and ontology_path is None:
         return query
@@ -213,7 +213,7 @@ def _unwrap(query: Any) -> tuple[Any, Any]:
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from asp.epsparql import ModelError, oracle
+    from ceplab.asp.epsparql import ModelError, oracle
 
     query, bg = _unwrap(query)
     try:
@@ -229,7 +229,7 @@ def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
 
 
 def _evaluator(query: Any, options: Options) -> Any:
-    from engine.epsparql import evaluator
+    from ceplab.engine.epsparql import evaluator
 
     query, bg = _unwrap(query)
     try:
@@ -242,13 +242,13 @@ def _evaluator(query: Any, options: Options) -> Any:
 
 # ----------------------------------------------------------------------------- results
 def result_to_json(r: Any) -> dict:
-    from semantics.epsparql.results import to_json
+    from ceplab.semantics.epsparql.results import to_json
 
     return to_json(r)
 
 
 def result_from_json(x: Any) -> Any:
-    from semantics.epsparql.results import from_json
+    from ceplab.semantics.epsparql.results import from_json
 
     return from_json(x)
 
@@ -274,7 +274,7 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
 
 # ----------------------------------------------------------------------------- streams
 def _nt(t: Any) -> str:
-    from semantics.epsparql.streams import _nt as nt
+    from ceplab.semantics.epsparql.streams import _nt as nt
 
     return nt(t)
 
@@ -287,7 +287,7 @@ def stream_to_json(stream: Iterable[Any]) -> list[dict]:
 
 def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     """Inverse of :func:`stream_to_json` (through the line-format reader: checks, dedupe, positions)."""
-    from semantics.epsparql.streams import read_line_stream
+    from ceplab.semantics.epsparql.streams import read_line_stream
 
     lines = []
     for i, x in enumerate(items):
@@ -300,7 +300,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
 def read_stream(path: Any) -> list:
     """A stream file: ``.trig``, the line format (``.nt``/``.txt``/``.stream``), or ``.jsonl`` (one
     :func:`stream_to_json` object per line, as fuzz reproducers write them)."""
-    from semantics.epsparql.streams import read_stream as rs
+    from ceplab.semantics.epsparql.streams import read_stream as rs
 
     p = Path(path)
     if p.suffix.lower() != ".jsonl":
@@ -347,7 +347,7 @@ def parse_compact_stream(value: Any, file: str = "<string>") -> list:
     are ``http://example.org/`` IRIs, numbers literals, N-Triples terms allowed), as a list of strings or
     one string separated by ``;``; stably sorted by end (the note lists them by subject), then read by the
     line-format reader (checks, dedupe, positions)."""
-    from semantics.epsparql.streams import read_line_stream
+    from ceplab.semantics.epsparql.streams import read_line_stream
 
     items = [x.strip() for x in value.split(";")] if isinstance(value, str) else list(value)
     occ = []
@@ -421,7 +421,7 @@ def paper_expected(items: Any, file: str = "<string>") -> Any:
 def project_results(results: list, head: str) -> list:
     """Canonical results restricted by ``head``: ``"select"`` (the SELECT rows), ``"construct"`` (the
     derived triples) or ``"select:N"`` (the rows of SELECT query ``N``)."""
-    from workbench.compare import sort_json
+    from ceplab.workbench.compare import sort_json
 
     if head == "construct":
         return sort_json(r for r in results if "triple" in r)
@@ -433,7 +433,7 @@ def project_results(results: list, head: str) -> list:
 
 # ----------------------------------------------------------------------------- generators
 def _strategies() -> Any:
-    from workbench.strategies import EpsparqlStrategies
+    from ceplab.workbench.strategies import EpsparqlStrategies
 
     return EpsparqlStrategies()
 
@@ -462,7 +462,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
     replay it. Query texts that do not parse or that the engine refuses are redrawn from the same ``rng`` (at
     most 30 times)."""
-    from workbench.strategies import random_epsparql_case
+    from ceplab.workbench.strategies import random_epsparql_case
 
     text, stream = "", []
     background = rng.random() < P_BACKGROUND
@@ -478,20 +478,20 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
 
 def _real_cases() -> list:
     try:
-        from workbench.epsparql_data import real_cases
+        from ceplab.workbench.epsparql_data import real_cases
     except ImportError:
         return []
     return real_cases(include_background=True)   # parse() attaches the bundled background
 
 
 def _paper_cases() -> list:
-    from workbench.papers import load_cases
+    from ceplab.workbench.papers import load_cases
 
     return load_cases("epsparql")
 
 
 def _simplify(text: str, lang: Any = None) -> Any:
-    from workbench.shrink import epsparql_simplifications
+    from ceplab.workbench.shrink import epsparql_simplifications
 
     return epsparql_simplifications(text, lang)
 

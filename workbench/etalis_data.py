@@ -37,8 +37,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from semantics.etalis import ast as A
-from semantics.etalis.streams import StreamEvent
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.streams import StreamEvent
 
 DATA_DIR = Path(__file__).with_name("data")
 RULE_DIR = DATA_DIR / "etalis"
@@ -193,8 +193,8 @@ def case_name(path: Path, text: str) -> str:
 def real_cases() -> list[tuple[str, str, list[StreamEvent]]]:
     """The bundled real-data ETALIS cases ``(name, rules_text, events)``, one per rule file.
 
-    Same record shape as :func:`workbench.data.real_cases` (``(name, query_text, stream)``), with the stream
-    in the ETALIS representation (a list of :class:`StreamEvent`, what ``semantics.etalis.streams.read_events``
+    Same record shape as :func:`ceplab.workbench.data.real_cases` (``(name, query_text, stream)``), with the stream
+    in the ETALIS representation (a list of :class:`StreamEvent`, what ``ceplab.semantics.etalis.streams.read_events``
     returns). The name carries the slice (:func:`case_name`).
     """
     out = []
@@ -206,7 +206,7 @@ def real_cases() -> list[tuple[str, str, list[StreamEvent]]]:
 
 def export(directory: str | Path) -> list[Path]:
     """Write the full streams as JSON Lines (``seattle-weather.jsonl``, ``hourly-temps.jsonl``)."""
-    from semantics.etalis.streams import dumps_jsonl
+    from ceplab.semantics.etalis.streams import dumps_jsonl
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
@@ -218,7 +218,7 @@ def export(directory: str | Path) -> list[Path]:
     return out
 
 
-if __name__ == "__main__":  # python -m workbench.etalis_data DIR
+if __name__ == "__main__":  # python -m ceplab.workbench.etalis_data DIR
     import sys
 
     for p in export(sys.argv[1] if len(sys.argv) > 1 else "."):

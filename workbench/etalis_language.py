@@ -1,13 +1,13 @@
 """Registers ETALIS (Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: "Real-time complex event
 recognition and reasoning -- a logic programming approach", Applied Artificial Intelligence 26(1-2),
-2012) as ``etalis`` in :mod:`workbench.languages`.
+2012) as ``etalis`` in :mod:`ceplab.workbench.languages`.
 
-The record wires together the parser (:mod:`semantics.etalis.parser`, ``.event`` rule files), the
-stream readers (:func:`semantics.etalis.streams.read_events`: JSON Lines or ``.stream``), the switches
-(:class:`semantics.etalis.options.Options`), the clingo oracle (:func:`asp.etalis.oracle`), the
-incremental engine (:func:`engine.etalis.evaluator`), the seeded generators and hypothesis
-strategies (:mod:`workbench.strategies`), the bundled real-data cases
-(``workbench.etalis_data.real_cases``, optional) and the paper's worked examples
+The record wires together the parser (:mod:`ceplab.semantics.etalis.parser`, ``.event`` rule files), the
+stream readers (:func:`ceplab.semantics.etalis.streams.read_events`: JSON Lines or ``.stream``), the switches
+(:class:`ceplab.semantics.etalis.options.Options`), the clingo oracle (:func:`ceplab.asp.etalis.oracle`), the
+incremental engine (:func:`ceplab.engine.etalis.evaluator`), the seeded generators and hypothesis
+strategies (:mod:`ceplab.workbench.strategies`), the bundled real-data cases
+(``ceplab.workbench.etalis_data.real_cases``, optional) and the paper's worked examples
 (``papers-check/etalis``).
 
 Results are ``(atom_text, start, end)`` tuples; their canonical JSON form (DESIGN.md section 4) is
@@ -15,7 +15,7 @@ Results are ``(atom_text, start, end)`` tuples; their canonical JSON form (DESIG
 
 Emission positions. ETALIS streams are ordered by end time and a result is determined when the stream
 clock reaches its end (note etalis.md 9.5), by the event that completes it. The language therefore
-provides ``extra["result_positions"]`` (used by :func:`workbench.compare.compare` instead of
+provides ``extra["result_positions"]`` (used by :func:`ceplab.workbench.compare.compare` instead of
 ``result_end``): a result ending at ``t`` is expected
 
 * at the only event ending at ``t``;
@@ -32,7 +32,7 @@ provides ``extra["result_positions"]`` (used by :func:`workbench.compare.compare
 
 Errors: the oracle's and the engine's ``UnsupportedError`` (a ``ValueError``), the oracle's
 ``ModelError`` (no unique model) and a consumption policy whose modules are not installed become
-:class:`semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
+:class:`ceplab.semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -45,10 +45,10 @@ import random
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from semantics.errors import InputError, ParseError, UnsupportedError
-from semantics.etalis.options import Options
-from semantics.etalis.streams import read_events
-from workbench.languages import Language, register
+from ceplab.semantics.errors import InputError, ParseError, UnsupportedError
+from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.streams import read_events
+from ceplab.workbench.languages import Language, register
 
 PAPER = ("Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: Real-time complex event recognition "
          "and reasoning - a logic programming approach, Applied Artificial Intelligence 26(1-2), 2012")
@@ -62,13 +62,13 @@ POLICIES = ("chronological", "recent", "recent_lifo")
 
 # ----------------------------------------------------------------------------- parsing
 def _parse(text: str, file: str | None = None) -> Any:
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis.parser import parse
 
     return parse(text, file)
 
 
 def _parse_file(path: Any) -> Any:
-    from semantics.etalis.parser import parse_file
+    from ceplab.semantics.etalis.parser import parse_file
 
     return parse_file(path)
 
@@ -90,7 +90,7 @@ def _policy_missing(options: Options, e: ImportError) -> UnsupportedError:
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from asp.etalis import ModelError, oracle
+    from ceplab.asp.etalis import ModelError, oracle
 
     try:
         return oracle(query, stream, options, limits)
@@ -107,7 +107,7 @@ def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
 
 
 def _evaluator(query: Any, options: Options) -> Any:
-    from engine.etalis import evaluator
+    from ceplab.engine.etalis import evaluator
 
     try:
         return evaluator(query, options)
@@ -123,7 +123,7 @@ def _evaluator(query: Any, options: Options) -> Any:
 
 def _policies() -> bool:
     """True once the consumption-policy engine and oracle modules exist."""
-    from workbench.strategies import _etalis_policy_available
+    from ceplab.workbench.strategies import _etalis_policy_available
 
     return _etalis_policy_available()
 
@@ -154,7 +154,7 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
         result -> position (``None`` = ``close()``), or a frozenset of acceptable positions when an
         oracle call on a prefix was undecided.
     """
-    from workbench.compare import run_oracle
+    from ceplab.workbench.compare import run_oracle
 
     stream = list(stream)
     if dataclasses.is_dataclass(limits) and hasattr(limits, "isolate"):
@@ -209,7 +209,7 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
 # ----------------------------------------------------------------------------- streams
 def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     """A stream from a list of event JSON objects (``StreamEvent.to_json`` form)."""
-    from semantics.etalis.streams import read_jsonl_events
+    from ceplab.semantics.etalis.streams import read_jsonl_events
 
     return read_jsonl_events("".join(json.dumps(x) + "\n" for x in items), name)
 
@@ -231,10 +231,10 @@ def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
 def parse_compact_stream(text: str, file: str = "<string>") -> list:
     """``"a@1 b(1,x)@2 p@3-5"`` -> stream events (point ``@t`` or interval ``@start-end``), stably
     ordered by end time, positions renumbered (papers-check notation)."""
-    from semantics.errors import StreamError
-    from semantics.etalis import ast as A
-    from semantics.etalis.parser import parse_term
-    from semantics.etalis.streams import StreamEvent
+    from ceplab.semantics.errors import StreamError
+    from ceplab.semantics.etalis import ast as A
+    from ceplab.semantics.etalis.parser import parse_term
+    from ceplab.semantics.etalis.streams import StreamEvent
 
     out = []
     for i, tok in enumerate(text.split()):
@@ -260,8 +260,8 @@ def parse_compact_stream(text: str, file: str = "<string>") -> list:
 def paper_stream(value: Any, file: str) -> list:
     """A papers-check stream: inline event objects (JSON Lines form), a ``.jsonl``/``.stream``
     file next to the case file, or the compact ``"a@1 b(2)@3-5"`` notation."""
-    from semantics.errors import StreamError
-    from semantics.etalis.streams import read_jsonl_events
+    from ceplab.semantics.errors import StreamError
+    from ceplab.semantics.etalis.streams import read_jsonl_events
 
     if isinstance(value, dict) and "events" in value:
         value = value["events"]
@@ -284,7 +284,7 @@ def project_results(results: list, head: str) -> list:
     """Canonical results restricted to ``head``: a predicate name (``r``: every ``r`` and ``r(..)``)
     or one atom (``r(1)``). 0-ary atoms become ``[start, end]`` intervals (how the paper's figures
     state them), others stay ``[atom, start, end]``."""
-    from workbench.compare import sort_json
+    from ceplab.workbench.compare import sort_json
 
     out = []
     for a, s, e in results:
@@ -295,7 +295,7 @@ def project_results(results: list, head: str) -> list:
 
 # ----------------------------------------------------------------------------- generators
 def _strategies() -> Any:
-    from workbench.strategies import EtalisStrategies
+    from ceplab.workbench.strategies import EtalisStrategies
 
     return EtalisStrategies()
 
@@ -331,7 +331,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     contained`` with ``not``, a policy whose modules are missing) fall back to the defaults, so the
     case stays a function of the seed.
     """
-    from workbench.strategies import random_etalis_case
+    from ceplab.workbench.strategies import random_etalis_case
 
     text, stream, prog = "", [], None
     for _ in range(30):
@@ -357,20 +357,20 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
 
 def _real_cases() -> list:
     try:
-        from workbench.etalis_data import real_cases
+        from ceplab.workbench.etalis_data import real_cases
     except ImportError:
         return []
     return real_cases()
 
 
 def _paper_cases() -> list:
-    from workbench.papers import load_cases
+    from ceplab.workbench.papers import load_cases
 
     return load_cases("etalis")
 
 
 def _simplify(text: str, lang: Any = None) -> Any:
-    from workbench.shrink import etalis_simplifications
+    from ceplab.workbench.shrink import etalis_simplifications
 
     return etalis_simplifications(text, lang)
 
@@ -395,7 +395,7 @@ def declared_options(query: Any, options: Options, explicit: set[str], file: str
         ``unrestricted``, ``chronological`` and ``recent_lifo``; its default-style ``recent`` and
         ``chronological`` (one goal per key, consumed) have no counterpart and leave the policy unchanged.
     """
-    from semantics.etalis.policies import ETALIS_POLICY_FLAGS, declared_policy
+    from ceplab.semantics.etalis.policies import ETALIS_POLICY_FLAGS, declared_policy
 
     dec = declared_policy(query)
     if dec is None:
@@ -425,17 +425,17 @@ def declared_options(query: Any, options: Options, explicit: set[str], file: str
 
 
 def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | None = None) -> frozenset:
-    """The real ETALIS (``workbench.peers.etalis``) on the same rules and stream under the matching policy.
+    """The real ETALIS (``ceplab.workbench.peers.etalis``) on the same rules and stream under the matching policy.
 
     Returns:
         the set of ``(atom_text, start, end)`` ETALIS fired for derived predicates.
 
     Raises:
-        semantics.errors.UnsupportedError: the peer is not available (the reason is given), the policy has no
+        ceplab.semantics.errors.UnsupportedError: the peer is not available (the reason is given), the policy has no
             ETALIS counterpart (``recent``), or the rules use a construct ETALIS cannot express.
         RuntimeError: ETALIS failed or timed out (``PeerError``).
     """
-    from workbench.peers import etalis as P
+    from ceplab.workbench.peers import etalis as P
 
     reason = P.unavailable_reason()
     if reason is not None:

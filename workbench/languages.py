@@ -59,7 +59,7 @@ class Language:
             ``drop_events(stream, indices)`` (shrinking); ``paper_stream(value, file)``,
             ``pattern_query(rules, head, pattern)``, ``project_results(results, head)`` and
             ``paper_expected(items, file)`` (expected results in a compact notation -> canonical JSON) and
-            ``provenance_legend`` (papers-check layouts and table, see :mod:`workbench.papers`).
+            ``provenance_legend`` (papers-check layouts and table, see :mod:`ceplab.workbench.papers`).
     """
 
     name: str
@@ -118,6 +118,6 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
-    from workbench import cel_language  # noqa: F401  (registers "cel")
-    from workbench import etalis_language  # noqa: F401  (registers "etalis")
-    from workbench import epsparql_language  # noqa: F401  (registers "epsparql")
+    from ceplab.workbench import cel_language  # noqa: F401  (registers "cel")
+    from ceplab.workbench import etalis_language  # noqa: F401  (registers "etalis")
+    from ceplab.workbench import epsparql_language  # noqa: F401  (registers "epsparql")

@@ -1,6 +1,6 @@
 """The papers' worked examples as data (``papers-check/<lang>/*.json``) and their verdicts.
 
-Each case is run through the oracle AND the engine (:func:`workbench.compare.compare`, which also
+Each case is run through the oracle AND the engine (:func:`ceplab.workbench.compare.compare`, which also
 checks the engine's emission positions) and both are checked against the results the file states.
 Cases marked ``"check": false`` (formulas that are not strongly well-formed, note cel.md G2/G3: the
 oracle computes their finite-word semantics, the engine refuses them) and cases the engine refuses
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from semantics.errors import InputError
+from ceplab.semantics.errors import InputError
 
 PAPERS_DIR = Path(__file__).resolve().parent.parent / "papers-check"
 
@@ -144,7 +144,7 @@ class PaperVerdict:
 def _lang_hook(lang: str | None, key: str) -> Any:
     if lang is None:
         return None
-    from workbench import languages
+    from ceplab.workbench import languages
 
     try:
         return languages.get(lang).extra.get(key)
@@ -154,7 +154,7 @@ def _lang_hook(lang: str | None, key: str) -> Any:
 
 def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
             lang: str | None = None) -> Any:
-    from semantics.events import Event, Stream, parse_jsonl, read_stream
+    from ceplab.semantics.events import Event, Stream, parse_jsonl, read_stream
 
     if isinstance(value, str) and value in named:
         value = named[value]
@@ -188,7 +188,7 @@ def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
 
 
 def _with_strategy(lang: str, text: str, strategy: str) -> str:
-    from workbench import languages
+    from ceplab.workbench import languages
 
     hook = languages.get(lang).extra.get("with_strategy")
     if hook is None:
@@ -332,7 +332,7 @@ def select(paper: str | None) -> list[PaperCase]:
     Raises:
         LookupError: nothing matches (the message lists what exists).
     """
-    from workbench import languages
+    from ceplab.workbench import languages
 
     langs = languages.names()
     if paper is None:
@@ -358,15 +358,15 @@ def select(paper: str | None) -> list[PaperCase]:
 
 # ----------------------------------------------------------------------------- checking
 def _canon(xs: Any) -> list:
-    from workbench.compare import sort_json
+    from ceplab.workbench.compare import sort_json
 
     return sort_json(json.loads(json.dumps(x)) for x in xs)
 
 
 def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
     """Run one case through oracle and engine and against the paper's expected results."""
-    from workbench import languages
-    from workbench.compare import compare, options_from_kv, run_oracle, sort_json
+    from ceplab.workbench import languages
+    from ceplab.workbench.compare import compare, options_from_kv, run_oracle, sort_json
 
     L = languages.get(case.lang)
     t0 = time.perf_counter()
@@ -438,7 +438,7 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
 
 def check(paper: str | None = None, limits: Any = None, progress: bool = True) -> list[PaperVerdict]:
     """Verdicts for the selected cases (see :func:`select`), with a progress bar on stderr."""
-    from workbench.spark import _progress
+    from ceplab.workbench.spark import _progress
 
     cases = select(paper)
     out = []

@@ -12,7 +12,7 @@ failure predicate still holds, until nothing smaller fails (or a budget runs out
 For CEL, :func:`cel_simplifications` replaces a sub-formula by one of its children, drops filters and
 filter conjuncts/disjuncts, and drops the selection strategy and ``WITHIN``.
 
-Streams that are not :class:`semantics.events.Stream` values (ETALIS: lists of ``StreamEvent``) are
+Streams that are not :class:`ceplab.semantics.events.Stream` values (ETALIS: lists of ``StreamEvent``) are
 cut by the language's ``extra["drop_events"](stream, indices)`` hook.
 
 For ETALIS, :func:`etalis_simplifications` drops a statement (an event rule, a static rule), drops a
@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
-from semantics.events import Event, Stream
+from ceplab.semantics.events import Event, Stream
 
 
 @dataclass
@@ -141,7 +141,7 @@ def shrink(lang: Any, query_text: str, stream: Stream, fails: Callable[[str, Str
 
 # ----------------------------------------------------------------------------- CEL queries
 def _pred_variants(p: Any) -> Iterator[Any]:
-    from semantics.cel import ast as A
+    from ceplab.semantics.cel import ast as A
 
     if isinstance(p, (A.PAnd, A.POr)):
         yield p.left
@@ -158,7 +158,7 @@ def _pred_variants(p: Any) -> Iterator[Any]:
 
 def _formula_variants(f: Any) -> Iterator[Any]:
     """Formulas with one node replaced by something strictly smaller (biggest cuts first)."""
-    from semantics.cel import ast as A
+    from ceplab.semantics.cel import ast as A
 
     yield from A.children(f)
     if isinstance(f, A.Sel):                   # a nested strategy (note G5): its body, then smaller
@@ -189,9 +189,9 @@ def cel_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
     parts of filter predicates. Candidates may be ill-formed (the shrinker skips those that fail to
     parse).
     """
-    from semantics.cel import ast as A
-    from semantics.cel.options import Options
-    from semantics.cel.parser import parse
+    from ceplab.semantics.cel import ast as A
+    from ceplab.semantics.cel.options import Options
+    from ceplab.semantics.cel.parser import parse
 
     q = parse(query_text, check=False, options=Options(nested_strategies="compositional"))
     seen = {str(q)}
@@ -213,7 +213,7 @@ def cel_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
 # ----------------------------------------------------------------------------- ETALIS programs
 def _etalis_pattern_variants(p: Any) -> Iterator[Any]:
     """Patterns with one node replaced by something strictly smaller (biggest cuts first)."""
-    from semantics.etalis import ast as A
+    from ceplab.semantics.etalis import ast as A
 
     if isinstance(p, A.Binary):
         yield p.left
@@ -251,8 +251,8 @@ def etalis_simplifications(query_text: str, lang: Any = None) -> Iterator[str]:
     pattern). Candidates may be ill-formed (e.g. an unsafe head); the shrinker skips those that do
     not parse.
     """
-    from semantics.etalis import ast as A
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis import ast as A
+    from ceplab.semantics.etalis.parser import parse
 
     prog = parse(query_text, check=False)
     stmts = list(prog.statements)
@@ -286,7 +286,7 @@ def _epsparql_pattern_variants(p: Any) -> Iterator[Any]:
     block of several patterns by one of them."""
     from dataclasses import replace
 
-    from semantics.epsparql import ast as A
+    from ceplab.semantics.epsparql import ast as A
 
     if isinstance(p, A.BGP):
         if len(p.triples) > 1:
@@ -321,14 +321,14 @@ def epsparql_simplifications(query_text: str, lang: Any = None) -> Iterator[str]
     pattern, an optional operator's ``F`` dropped, a triple pattern dropped from a block). Candidates
     without concrete syntax are skipped; the shrinker skips those that do not parse (e.g. a projected
     variable no longer in scope). Inline background knowledge (``# background graph|ontology: ...`` lines,
-    :func:`workbench.epsparql_language.background_comment`) is kept on every candidate; after the query
+    :func:`ceplab.workbench.epsparql_language.background_comment`) is kept on every candidate; after the query
     candidates come the ones with one background line dropped.
     """
     from dataclasses import replace
 
-    from semantics.epsparql import ast as A
-    from semantics.epsparql.parser import parse, render
-    from workbench.epsparql_language import split_background
+    from ceplab.semantics.epsparql import ast as A
+    from ceplab.semantics.epsparql.parser import parse, render
+    from ceplab.workbench.epsparql_language import split_background
 
     head, body = split_background(query_text)
     qs = parse(body)

@@ -9,11 +9,11 @@ A campaign for one language, with ``cases`` cases of stream length ``length`` an
 2. :func:`generate_streams` materialises the streams as a DataFrame (``stream_id, position, time,
    type, attrs`` with ``attrs`` a JSON string), written as Parquet to ``OUT/<lang>/streams.parquet``.
 3. One Spark job ``parallelize(ids, slices).mapPartitions(...)`` runs
-   :func:`workbench.compare.compare` per case on the executors (about 20 partitions, at least four
+   :func:`ceplab.workbench.compare.compare` per case on the executors (about 20 partitions, at least four
    per core); a driver thread polls Spark's status tracker and a rich progress bar on stderr
    advances as partitions finish.
 4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``); every disagreement and every
-   undecided case is shrunk on the driver (:mod:`workbench.shrink`) and written as a JSON reproducer
+   undecided case is shrunk on the driver (:mod:`ceplab.workbench.shrink`) and written as a JSON reproducer
    ``OUT/<lang>/case-<id>-<verdict>.json`` (query, stream, options, oracle and engine results, seed,
    case id, the shrunk case; for EP-SPARQL cases with background knowledge also ``background``, the
    N-Triples lines of the static graph and ontology, which the query text carries as comment lines so
@@ -155,12 +155,12 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>", lang: Any = 
     """A stream from a list of event JSON objects (as written in reproducers).
 
     Uses the language's ``extra["stream_from_json"]`` hook when ``lang`` has one (ETALIS), else
-    :func:`semantics.events.parse_jsonl` (flat CEL-style streams).
+    :func:`ceplab.semantics.events.parse_jsonl` (flat CEL-style streams).
     """
     hook = getattr(lang, "extra", {}).get("stream_from_json") if lang is not None else None
     if hook is not None:
         return hook(items, name)
-    from semantics.events import parse_jsonl
+    from ceplab.semantics.events import parse_jsonl
 
     return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
 
@@ -174,7 +174,7 @@ def _event_row(lang: Any, e: Any) -> tuple[int, str, dict]:
 
 
 def _limits(limits_kw: dict | None) -> Any:
-    from workbench.compare import default_limits
+    from ceplab.workbench.compare import default_limits
 
     return default_limits(**(limits_kw or {}))
 
@@ -186,9 +186,9 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
     The row always has ``case_id, verdict, oracle_seconds, engine_seconds, oracle_count,
     engine_count``; for anything but ``agree`` also the full case and both sides' results.
     """
-    from semantics.errors import InputError
-    from workbench import languages
-    from workbench.compare import compare, options_to_json, sort_json
+    from ceplab.semantics.errors import InputError
+    from ceplab.workbench import languages
+    from ceplab.workbench.compare import compare, options_to_json, sort_json
 
     lang = faulty_language(languages.get(lang_name), fault)
     qtext, stream, options = lang.random_case(case_rng(seed, lang_name, case_id), length)
@@ -230,7 +230,7 @@ def _run_partition(lang_name: str, seed: int, length: int, fault: str | None,
 
 
 def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> Iterator[tuple]:
-    from workbench import languages
+    from ceplab.workbench import languages
 
     lang = languages.get(lang_name)
     for cid in ids:
@@ -434,9 +434,9 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
                      fault: str | None = None, limits_kw: dict | None = None,
                      shrink_s: float = 30.0) -> Path:
     """Shrink a failing case on the driver and write its JSON reproducer; returns its path."""
-    from workbench import languages
-    from workbench.compare import compare, options_from_kv, sort_json
-    from workbench.shrink import shrink
+    from ceplab.workbench import languages
+    from ceplab.workbench.compare import compare, options_from_kv, sort_json
+    from ceplab.workbench.shrink import shrink
 
     lang = faulty_language(languages.get(lang_name), fault)
     cid = row["case_id"]
@@ -446,7 +446,7 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
     limits = _limits(limits_kw)
     verdict = row["verdict"]
 
-    from semantics.errors import InputError
+    from ceplab.semantics.errors import InputError
 
     def fails(q: str, s: Any) -> bool:
         try:
@@ -489,7 +489,7 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
         "undecided": row.get("undecided"), "engine_path": row.get("engine_path"),
         "shrunk": shrunk_json,
         "replay": f"ceplab compare {lang_name} {qfile} {sfile} {sets}".strip(),
-        "regenerate": f"python -c \"from workbench.spark import replay_case; "
+        "regenerate": f"python -c \"from ceplab.workbench.spark import replay_case; "
                       f"print(replay_case({lang_name!r}, {seed}, {length}, {cid}))\"",
     }
     bg_hook = lang.extra.get("background_json")     # EP-SPARQL: background knowledge written in the query

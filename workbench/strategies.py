@@ -34,7 +34,7 @@ ETALIS (note etalis.md 9.4): :func:`gen_etalis_pattern`, :func:`gen_etalis_progr
 interval-stamped inputs); hypothesis wrappers :func:`etalis_programs`, :func:`etalis_streams`,
 :func:`etalis_options`, :func:`etalis_cases`; Spark entry :func:`random_etalis_case`; bundle
 :class:`EtalisStrategies`. A drawn program may still fail to parse (e.g. an unsafe head variable) or
-be refused by the oracle/engine; callers redraw (``workbench.etalis_language._random_case``) or
+be refused by the oracle/engine; callers redraw (``ceplab.workbench.etalis_language._random_case``) or
 ``assume`` it away.
 
 EP-SPARQL (note epsparql.md): :func:`gen_epsparql_pattern`, :func:`gen_epsparql_query` (query texts with
@@ -52,10 +52,10 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
 
 from hypothesis import strategies as st
 
-from semantics.cel.analysis import bound, vdef_plus
-from semantics.cel.ast import (OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
+from ceplab.semantics.cel.analysis import bound, vdef_plus
+from ceplab.semantics.cel.ast import (OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
                                PNot, POr, Pred, Plus, Query, Seq)
-from semantics.events import Stream
+from ceplab.semantics.events import Stream
 
 T = TypeVar("T")
 
@@ -368,7 +368,7 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
     and a window with probability 0.25.  ``strategy`` None draws the block's strategy from STRICT,
     NXT, LAST and MAX.  The result may violate closedness or strong well-formedness (callers
     check, as :func:`random_nested_cel_case` does)."""
-    from semantics.cel.ast import Sel
+    from ceplab.semantics.cel.ast import Sel
     if strategy is None:
         strategy = ch.choice(["STRICT", "NXT", "LAST", "MAX"])
     psi = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=3, unary_only=True, p_filter=0.15)
@@ -401,7 +401,7 @@ def random_nested_cel_case(rng: random.Random, length: int) -> tuple[str, Stream
     Raises:
         RuntimeError: no valid query in 50 draws (does not happen with the shipped generators).
     """
-    from semantics.cel.analysis import WellFormednessError, check_closed, check_well_formed
+    from ceplab.semantics.cel.analysis import WellFormednessError, check_closed, check_well_formed
     ch = RandomChooser(rng)
     for _ in range(50):
         types = ch.choice(TYPE_ALPHABETS)
@@ -465,8 +465,8 @@ def cel_cases(min_len: int = 0, max_len: int = 6, **kw: Any) -> st.SearchStrateg
 
 
 def cel_options() -> st.SearchStrategy[Any]:
-    """Hypothesis strategy of :class:`semantics.cel.options.Options` (every switch value)."""
-    from semantics.cel.options import Options
+    """Hypothesis strategy of :class:`ceplab.semantics.cel.options.Options` (every switch value)."""
+    from ceplab.semantics.cel.options import Options
     return st.builds(Options, max_scope=st.sampled_from(["same_end", "global"]),
                      nxt_output=st.sampled_from(["marked", "top_ranked"]))
 
@@ -487,7 +487,7 @@ def random_cel_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, St
 
 
 class CelStrategies:
-    """The registry's strategy bundle for CEL (``workbench.languages.Language.strategies``)."""
+    """The registry's strategy bundle for CEL (``ceplab.workbench.languages.Language.strategies``)."""
 
     def queries(self, **kw: Any) -> st.SearchStrategy[Query]:
         return cel_queries(**kw)
@@ -602,8 +602,8 @@ def gen_etalis_stream(ch: Chooser, length: int, atoms: Sequence[str] = ETALIS_AT
     with start in ``0..max_time`` (default ``max(6, 3*length//4)``, so times repeat: ties) and end =
     start + a duration from ``durations`` (mostly points, some interval-stamped inputs), ordered by
     end time (stable), ``position`` = index."""
-    from semantics.etalis import ast as EA
-    from semantics.etalis.streams import StreamEvent
+    from ceplab.semantics.etalis import ast as EA
+    from ceplab.semantics.etalis.streams import StreamEvent
 
     if max_time is None:
         max_time = max(6, 3 * length // 4)
@@ -621,8 +621,8 @@ def _etalis_policy_available() -> bool:
     import importlib.util
 
     try:
-        return (importlib.util.find_spec("engine.etalis.policy") is not None
-                and importlib.util.find_spec("asp.etalis_policy") is not None)
+        return (importlib.util.find_spec("ceplab.engine.etalis.policy") is not None
+                and importlib.util.find_spec("ceplab.asp.etalis_policy") is not None)
     except (ImportError, ValueError):
         return False
 
@@ -655,11 +655,11 @@ def etalis_cases(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchStra
 
 
 def etalis_options(policies: bool | None = None) -> st.SearchStrategy[Any]:
-    """Hypothesis strategy of :class:`semantics.etalis.options.Options` the incremental engine
+    """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options` the incremental engine
     implements: ``not_local_vars``, ``proper_intervals_only``, ``window`` (``not_reading="literal"``
     and ``during_result="contained"`` are oracle-only or restricted and not drawn). With
     ``policies`` (default: when the policy modules exist) also the consumption ``policy``."""
-    from semantics.etalis.options import Options
+    from ceplab.semantics.etalis.options import Options
 
     if policies is None:
         policies = _etalis_policy_available()
@@ -679,7 +679,7 @@ def random_etalis_case(rng: random.Random, length: int, **kw: Any) -> tuple[str,
 
 
 class EtalisStrategies:
-    """The registry's strategy bundle for ETALIS (``workbench.languages.Language.strategies``).
+    """The registry's strategy bundle for ETALIS (``ceplab.workbench.languages.Language.strategies``).
     ``queries()`` draws rule texts (parse them with the language's ``parse``)."""
 
     def queries(self, **kw: Any) -> st.SearchStrategy[str]:
@@ -822,7 +822,7 @@ def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
     ordered by end (stable); duplicates (same triple, same interval) are one occurrence (note A19), so the
     stream may be shorter than ``length``. With ``types`` about one occurrence in five is ``:s rdf:type :Ck``
     instead (classes :data:`EPSPARQL_CLASSES`)."""
-    from semantics.epsparql.streams import read_line_stream
+    from ceplab.semantics.epsparql.streams import read_line_stream
 
     occ = []
     for i in range(length):
@@ -907,10 +907,10 @@ def epsparql_cases(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchSt
 
 
 def epsparql_options() -> st.SearchStrategy[Any]:
-    """Hypothesis strategy of :class:`semantics.epsparql.options.Options` (every switch)."""
+    """Hypothesis strategy of :class:`ceplab.semantics.epsparql.options.Options` (every switch)."""
     import typing
 
-    from semantics.epsparql.options import Options
+    from ceplab.semantics.epsparql.options import Options
 
     hints = typing.get_type_hints(Options)
     kw = {n: st.sampled_from(list(typing.get_args(tp))) for n, tp in hints.items()
@@ -925,13 +925,13 @@ def random_epsparql_case(rng: random.Random, length: int, background: bool = Fal
 
     With ``background``, the case also has background knowledge (:func:`gen_epsparql_background`, drawn first),
     written into the query text as ``# background graph: <s> <p> <o> .`` / ``# background ontology: ...``
-    comment lines (:func:`workbench.epsparql_language.background_comment`; the language's ``parse`` attaches
+    comment lines (:func:`ceplab.workbench.epsparql_language.background_comment`; the language's ``parse`` attaches
     them), and query and stream may use ``rdf:type`` with the ontology's classes."""
     ch = RandomChooser(rng)
     if not background:
         text = gen_epsparql_query(ch, **kw)
         return text, gen_epsparql_stream(ch, length)
-    from workbench.epsparql_language import background_comment
+    from ceplab.workbench.epsparql_language import background_comment
 
     graph, onto = gen_epsparql_background(ch)
     text = gen_epsparql_query(ch, types=True, **kw)
@@ -955,6 +955,6 @@ class EpsparqlStrategies:
     def render(query: Any) -> str:
         if isinstance(query, str):
             return query
-        from semantics.epsparql.parser import render
+        from ceplab.semantics.epsparql.parser import render
 
         return render(query)

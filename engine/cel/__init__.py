@@ -3,23 +3,23 @@
 ``evaluator(query, options)`` compiles the query's formula to a CEA (Theorem 3, after the
 Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
 
-    ALL, STRICT      engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
-    NXT, LAST, MAX   engine.cel.strategies (Algorithms 5, 6, 7)
+    ALL, STRICT      ceplab.engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
+    NXT, LAST, MAX   ceplab.engine.cel.strategies (Algorithms 5, 6, 7)
 
 A query with nested strategies (note G5; only under ``Options(nested_strategies="compositional")``,
-a ``ParseError`` otherwise) is evaluated compositionally by :class:`engine.cel.nested.NestedEvaluator`.
+a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`.
 
 Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
 ``path`` and ``stats()``; results are sorted position tuples, each emitted once at its last event.
 """
 from __future__ import annotations
 
-from semantics.cel.analysis import check_nested_strategies
-from semantics.cel.ast import Query, has_nested
-from semantics.cel.options import Options
-from semantics.errors import UnsupportedError
+from ceplab.semantics.cel.analysis import check_nested_strategies
+from ceplab.semantics.cel.ast import Query, has_nested
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.errors import UnsupportedError
 
-from engine.cel.compile import compile_formula, compile_query
+from ceplab.engine.cel.compile import compile_formula, compile_query
 
 __all__ = ["compile_formula", "compile_query", "evaluator", "evaluator_for_cea"]
 
@@ -30,13 +30,13 @@ def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
     if within is not None and (not isinstance(within, int) or within < 0):
         raise UnsupportedError(f"WITHIN {within}: the window must be a non-negative integer")
     if strategy in ("ALL", "STRICT"):
-        from engine.cel.evaluate import DetEvaluator
+        from ceplab.engine.cel.evaluate import DetEvaluator
         return DetEvaluator(cea, options, within, strict=(strategy == "STRICT"))
     if strategy in ("NXT", "LAST", "MAX"):
         try:
-            from engine.cel import strategies as S
+            from ceplab.engine.cel import strategies as S
         except ImportError as e:  # pragma: no cover - module written separately
-            raise UnsupportedError(f"selection strategy {strategy}: engine.cel.strategies is not "
+            raise UnsupportedError(f"selection strategy {strategy}: ceplab.engine.cel.strategies is not "
                                    f"available ({e})") from None
         factory = getattr(S, "make_evaluator", None)
         if factory is not None:
@@ -44,7 +44,7 @@ def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
         cls = {"NXT": "NextEvaluator", "LAST": "LastEvaluator", "MAX": "MaxEvaluator"}[strategy]
         if not hasattr(S, cls):
             raise UnsupportedError(f"selection strategy {strategy}: no {cls} in "
-                                   "engine.cel.strategies")
+                                   "ceplab.engine.cel.strategies")
         return getattr(S, cls)(cea, options, within)
     raise UnsupportedError(f"selection strategy {strategy!r} is not supported by the engine")
 
@@ -61,7 +61,7 @@ def evaluator(query: Query, options: Options = Options()):
     """
     check_nested_strategies(query, options)
     if has_nested(query.formula):
-        from engine.cel.nested import NestedEvaluator
+        from ceplab.engine.cel.nested import NestedEvaluator
         return NestedEvaluator(query, options)
     cea = compile_query(query)
     return evaluator_for_cea(cea, query.strategy, options, query.within)

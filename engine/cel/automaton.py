@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from semantics.cel.ast import Cmp, Cmp2, PAnd, PFalse, PNot, POr, Pred, PTrue
-from semantics.cel.predicates import _MISSING, compare, holds_cmp
+from ceplab.semantics.cel.ast import Cmp, Cmp2, PAnd, PFalse, PNot, POr, Pred, PTrue
+from ceplab.semantics.cel.predicates import _MISSING, compare, holds_cmp
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class CEA:
 def guard(label: Label, registers: Mapping[str, tuple[str, ...]]) -> Callable[[Any, Mapping], bool]:
     """Compile a label to ``f(event, regs) -> bool``; ``regs`` maps a variable to the tuple of its
     stored attribute values (layout ``registers[var]``). Comparison semantics is
-    :func:`semantics.cel.predicates.compare` (note G6)."""
+    :func:`ceplab.semantics.cel.predicates.compare` (note G6)."""
     cur = label.var
 
     def val(var: str, attr: str):

@@ -9,7 +9,7 @@ final state per piece) -> epsilon removal keeping the "last transition marks" pr
 Binary filters (EXTENSION, outside the paper's automata): a filter ``psi FILTER P`` whose predicate
 is not unary on an atom is checked on the atom that binds the *last* of its variables inside psi;
 the other variables' attribute values are read from registers stored when their atoms marked
-(:class:`~engine.cel.automaton.Transition.store`). This is exact when the binding order is fixed by
+(:class:`~ceplab.engine.cel.automaton.Transition.store`). This is exact when the binding order is fixed by
 ``;`` (every atom of an earlier variable precedes every atom of the later one, and variables bound
 outside psi are bound before it).
 
@@ -21,7 +21,7 @@ lowest ancestor psi' that binds all of P's variables (bound in psi' or bound bef
 its body and psi'_F has it replaced by ``FalseF`` (then simplified). This is valid as long as no
 ``+`` between psi' and the filter rebinds one of P's variables (the iteration would give them
 other values); such filters, and filters with no such ancestor, raise :class:`UnsupportedError`.
-Each pop-up may double psi'; the result is capped at :data:`semantics.cel.rewrite.MAX_NODES`.
+Each pop-up may double psi'; the result is capped at :data:`ceplab.semantics.cel.rewrite.MAX_NODES`.
 
 Filters over both sides of an ``AND`` (EXTENSION): the order in which the sides' atoms mark is not
 fixed by the formula, so such a filter is checked on the product automaton instead: on every
@@ -40,18 +40,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from semantics.cel import ast as A
-from semantics.cel.analysis import bound, has_binary, vdef_plus
-from semantics.errors import UnsupportedError
+from ceplab.semantics.cel import ast as A
+from ceplab.semantics.cel.analysis import bound, has_binary, vdef_plus
+from ceplab.semantics.errors import UnsupportedError
 
-from engine.cel.automaton import CEA, Label, Transition
+from ceplab.engine.cel.automaton import CEA, Label, Transition
 
 Path = tuple[int, ...]
 _NOBIND: frozenset[str] = frozenset()
 
 
 def _engine_form(f: A.Formula) -> A.Formula:
-    from semantics.cel.rewrite import engine_form
+    from ceplab.semantics.cel.rewrite import engine_form
     return engine_form(f)
 
 
@@ -129,7 +129,7 @@ def _lift(root: A.Formula, max_nodes: int | None = None) -> A.Formula:
         UnsupportedError: psi' lies beyond a ``+`` that rebinds one of P's variables, no ancestor
             binds them all, or the result exceeds ``max_nodes`` (default ``rewrite.MAX_NODES``).
     """
-    from semantics.cel.rewrite import MAX_NODES, _or_all, simplify
+    from ceplab.semantics.cel.rewrite import MAX_NODES, _or_all, simplify
     limit = MAX_NODES if max_nodes is None else max_nodes
     g = root
     while True:
@@ -643,7 +643,7 @@ def compile_formula(f: A.Formula, normalise: bool = True) -> CEA:
 
     Args:
         f: the formula.
-        normalise: apply ``semantics.cel.rewrite.engine_form`` first (alpha-renaming, Theorem 1
+        normalise: apply ``ceplab.semantics.cel.rewrite.engine_form`` first (alpha-renaming, Theorem 1
             safe rewriting, Theorem 2 LP-normal form). Pass False only for formulas that are
             already safe and LP-normal. Non-unary filters are lifted (pop-up) in either case.
 

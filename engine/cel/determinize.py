@@ -7,7 +7,7 @@ conjunctions, over the distinct labels ``P_A`` of the automaton, of each label o
 and ``(S, τ, m, δ(S, τ, m))`` is a transition for every type τ and mark m.  Every event satisfies
 exactly one type, so for each stream and each complex event there is at most one run.  This is for
 drawing and analysis (and to test I/O-determinism); the evaluator determinizes on the fly
-(:mod:`engine.cel.evaluate`), touching only the DFA states a stream actually reaches.
+(:mod:`ceplab.engine.cel.evaluate`), touching only the DFA states a stream actually reaches.
 
 Also: :func:`is_io_deterministic`, :func:`union`, :func:`intersection`, :func:`complement`, and
 :func:`runs` (the reference run semantics of a CEA, exponential, for tests).
@@ -49,10 +49,10 @@ from sympy import Or as SOr
 from sympy import Symbol, false, true
 from sympy.logic.inference import satisfiable
 
-from engine.cel.automaton import CEA, Label, Transition, guard
-from semantics.cel import ast as A
-from semantics.cel.predicates import compare
-from semantics.errors import UnsupportedError
+from ceplab.engine.cel.automaton import CEA, Label, Transition, guard
+from ceplab.semantics.cel import ast as A
+from ceplab.semantics.cel.predicates import compare
+from ceplab.semantics.errors import UnsupportedError
 
 __all__ = ["TypeLabel", "PredicateAlgebra", "determinize", "is_io_deterministic", "union",
            "intersection", "complement", "runs", "label_holds"]
@@ -67,7 +67,7 @@ class TypeLabel(Label):
     ``rel``/``pred`` as in :class:`Label` (``pred`` is over ``var``); ``exclude``: event types the
     label does *not* match (used by the type ``type=other`` of events of none of the automaton's
     relation names, whose ``rel`` is None).  :func:`label_holds` and the evaluators honour
-    ``exclude``; :func:`engine.cel.automaton.guard` alone does not."""
+    ``exclude``; :func:`ceplab.engine.cel.automaton.guard` alone does not."""
 
     exclude: frozenset = field(default_factory=frozenset)
 
@@ -240,7 +240,7 @@ def _region_holds(kind: str, data, op: str, c) -> bool:
 def _rename_var(p: A.Pred, old: Optional[str], new: str) -> A.Pred:
     if old is None or old == new:
         return p
-    from engine.cel.compile import _rename
+    from ceplab.engine.cel.compile import _rename
     return _rename(p, old, new)
 
 
@@ -387,7 +387,7 @@ def intersection(a: CEA, b: CEA) -> CEA:
     conjoin labels (the AND extension, note G8)."""
     if a.registers or b.registers:
         raise UnsupportedError("intersection of automata with registers")
-    from engine.cel.compile import _conj
+    from ceplab.engine.cel.compile import _conj
     ids = {(a.initial, b.initial): 0}
     order = [(a.initial, b.initial)]
     ts: list[Transition] = []

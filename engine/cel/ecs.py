@@ -56,7 +56,7 @@ children are sorted, stops scanning a union at its first unproductive child (COR
 Callers may rely on this layout (``node[0]``, ``len(node)``) in hot loops; everything else should go
 through the functions below.
 
-API (stable; used by ``engine.cel.evaluate`` and ``engine.cel.strategies``):
+API (stable; used by ``ceplab.engine.cel.evaluate`` and ``ceplab.engine.cel.strategies``):
 
     BOTTOM, INF
     out(pos, child) -> node                        Out node

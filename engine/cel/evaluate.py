@@ -3,7 +3,7 @@
 :class:`DetEvaluator` runs the paper's Algorithm 1 on the **on-the-fly I/O-determinization** of the
 automaton (Algorithm 4, Theorem 5): a determinized state ("DFA state") is a frozenset of CEA states
 (or of ``(state, registers)`` configurations for the binary-filter register extension), and each
-active DFA state carries one immutable ECS node (:mod:`engine.cel.ecs`) whose complex events are
+active DFA state carries one immutable ECS node (:mod:`ceplab.engine.cel.ecs`) whose complex events are
 the partial CEs whose unique determinized run ends there.  Because the determinized automaton is
 I/O-deterministic, the nodes of different DFA states are pairwise disjoint, so enumeration never
 repeats a complex event (note G9).
@@ -32,7 +32,7 @@ independent of the stream length and of the number of partial matches.
 ``WITHIN w`` (EXTENSION, note G8: keep C with ``max C - min C <= w``, applied *before* the
 strategy): at position ``j`` only CEs with ``min C >= j - w`` can still be output now or later, so
 contributions whose ``max_start < j - w`` are dropped when a node is built, enumeration is bounded
-below by ``j - w``, and the incremental collector :class:`engine.cel.ecs.WindowGC` cuts expired
+below by ``j - w``, and the incremental collector :class:`ceplab.engine.cel.ecs.WindowGC` cuts expired
 kids out of union nodes as the bound passes them (amortised O(1) per union kid; DFA states whose
 node expired are dropped every ``max(w, 64)`` events).  Live nodes are then those created within
 the last ~w positions, so memory is bounded by the window times the determinized automaton, not
@@ -43,7 +43,7 @@ The empty partial CE (the all-◦ run, ⊥) is not stored in the nodes: the meta
 DFA state holds it (``eps``), and ⊥ only appears as a direct kid of the union under a fresh
 ``Out(j, ·)``.  Otherwise the state of the all-◦ run would accumulate a union chain ending in ⊥
 that never expires (a memory leak under WITHIN) and that every CE starting later would have to
-traverse (breaking the enumeration delay bound of :mod:`engine.cel.ecs`).
+traverse (breaking the enumeration delay bound of :mod:`ceplab.engine.cel.ecs`).
 
 STRICT (paper Algorithm 8, note 10.3 item 6): an "empty run" DFA state E follows only ◦ and carries
 ⊥; started DFA states may only take •.  Each step every started state and E advance by • into
@@ -57,13 +57,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from engine.cel.automaton import CEA, guard
-from engine.cel.ecs import BOTTOM, INF, WindowGC, compact, enumerate_all, live_nodes
-from engine.cel.ecs import insert as _insert, link as _link, link_all as _link_all, merge as _merge
-from engine.cel.ecs import pair as _pair
-from semantics.cel.ast import Cmp, Cmp2, PAnd, PNot, POr, PTrue
-from semantics.cel.options import Options
-from semantics.cel.predicates import _MISSING
+from ceplab.engine.cel.automaton import CEA, guard
+from ceplab.engine.cel.ecs import BOTTOM, INF, WindowGC, compact, enumerate_all, live_nodes
+from ceplab.engine.cel.ecs import insert as _insert, link as _link, link_all as _link_all, merge as _merge
+from ceplab.engine.cel.ecs import pair as _pair
+from ceplab.semantics.cel.ast import Cmp, Cmp2, PAnd, PNot, POr, PTrue
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.cel.predicates import _MISSING
 
 __all__ = ["Evaluator", "DetEvaluator", "AllEvaluator", "StrictEvaluator"]
 
@@ -637,8 +637,8 @@ class DetEvaluator(Evaluator):
 
     def compact(self) -> None:
         """Rebuild the live DAG keeping only nodes that can still contribute within the window
-        (:func:`engine.cel.ecs.compact`; not needed in normal operation, where the incremental
-        :class:`~engine.cel.ecs.WindowGC` keeps memory bounded)."""
+        (:func:`ceplab.engine.cel.ecs.compact`; not needed in normal operation, where the incremental
+        :class:`~ceplab.engine.cel.ecs.WindowGC` keeps memory bounded)."""
         if self.within is None:
             return
         k = len(self.nodes)
@@ -685,7 +685,7 @@ _NO_OUTS: list = []
 def _general(N, j, lo, a, b, fin, outs, reg, e0):
     """A step target with several contributions: ``Out(j, ∪ N[a]) ∪ N[b]`` (window-pruned);
     ``e0`` is the index of the eps state (its CEs include ∅, i.e. ⊥, and its node may be None).
-    Both unions are CORE union-list merges (:func:`engine.cel.ecs.merge`): binary union nodes
+    Both unions are CORE union-list merges (:func:`ceplab.engine.cel.ecs.merge`): binary union nodes
     whose root has a non-union left child."""
     ks = []
     for i in a:
@@ -714,8 +714,8 @@ def _general(N, j, lo, a, b, fin, outs, reg, e0):
 
 
 def _label_guard(label, registers):
-    """:func:`engine.cel.automaton.guard`, also honouring the ``exclude`` set of the type labels
-    of offline-determinized automata (:class:`engine.cel.determinize.TypeLabel`)."""
+    """:func:`ceplab.engine.cel.automaton.guard`, also honouring the ``exclude`` set of the type labels
+    of offline-determinized automata (:class:`ceplab.engine.cel.determinize.TypeLabel`)."""
     g = guard(label, registers)
     ex = getattr(label, "exclude", None)
     if ex:

@@ -1,13 +1,13 @@
 """Nested selection strategies, compositional reading (EXTENSION, note cel.md G5;
 ``Options(nested_strategies="compositional")``).
 
-A nested ``SEL(psi)`` is closed (checked by :func:`semantics.cel.analysis.check_closed`), so it
+A nested ``SEL(psi)`` is closed (checked by :func:`ceplab.semantics.cel.analysis.check_closed`), so it
 denotes ``SEL([[psi]](S))`` per end position whatever the outer valuation. A complex event
 automaton cannot express it as a sub-automaton (SEL compares *different* runs), so the evaluation
 is compositional:
 
 1. every distinct nested ``SEL(psi WITHIN n)`` gets its own incremental evaluator, the ordinary
-   :func:`engine.cel.evaluator` on the stand-alone query (recursively, for nested strategies inside
+   :func:`ceplab.engine.cel.evaluator` on the stand-alone query (recursively, for nested strategies inside
    psi; MAX compares per end position, ``max_scope`` is for the top level). It reports each
    selected complex event C at ``max C``;
 2. the outer formula is compiled to a CEA (the usual pipeline) with each occurrence of a nested
@@ -44,13 +44,13 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any, Iterator, Optional
 
-from semantics.cel import ast as A
-from semantics.cel.options import Options
-from semantics.cel.predicates import _MISSING
-from semantics.errors import UnsupportedError
+from ceplab.semantics.cel import ast as A
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.cel.predicates import _MISSING
+from ceplab.semantics.errors import UnsupportedError
 
-from engine.cel.automaton import guard
-from engine.cel.evaluate import Evaluator
+from ceplab.engine.cel.automaton import guard
+from ceplab.engine.cel.evaluate import Evaluator
 
 __all__ = ["NestedEvaluator", "BLOCK_PREFIX"]
 
@@ -102,7 +102,7 @@ class NestedEvaluator(Evaluator):
     """A query whose formula contains nested strategies (see the module docstring).
 
     Args:
-        query: the query (its nested strategies closed; checked by :func:`engine.cel.evaluator`).
+        query: the query (its nested strategies closed; checked by :func:`ceplab.engine.cel.evaluator`).
         options: CEL options (``max_scope`` for the top-level MAX).
 
     Raises:
@@ -111,8 +111,8 @@ class NestedEvaluator(Evaluator):
     """
 
     def __init__(self, query: A.Query, options: Options = Options()) -> None:
-        from engine.cel import evaluator
-        from engine.cel.compile import compile_formula
+        from ceplab.engine.cel import evaluator
+        from ceplab.engine.cel.compile import compile_formula
 
         bad = _and_with_block(query.formula)
         if bad is not None:

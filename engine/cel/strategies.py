@@ -1,11 +1,11 @@
 """NXT, LAST and MAX evaluation over a CEA (paper Theorem 6, Algorithms 5-7; note cel.md 3.2,
 5.3, 5.5, 10.3 items 4-5, gaps G4, G9, G13, G16).
 
-Dispatch: ``engine.cel.evaluator_for_cea`` calls :func:`make_evaluator` ``(cea, strategy, options,
+Dispatch: ``ceplab.engine.cel.evaluator_for_cea`` calls :func:`make_evaluator` ``(cea, strategy, options,
 within)``; the classes :class:`NextEvaluator`, :class:`LastEvaluator` and :class:`MaxEvaluator`
 ``(cea, options, within)`` are the same evaluators. Every evaluator has ``update(event)``,
 ``outputs()``, ``push(event)``, ``close()``, ``path`` and ``stats()`` (see
-:class:`engine.cel.evaluate.Evaluator`); results are sorted position tuples; positions are the
+:class:`ceplab.engine.cel.evaluate.Evaluator`); results are sorted position tuples; positions are the
 events' ``position`` attributes, which must increase.
 
 Configurations
@@ -78,7 +78,7 @@ node ⊥. On event t at j:
 (no "remove T from P", G16). The pair is a function of C, so the lists of different pairs are
 disjoint and enumeration never repeats a CE (G9). Outputs at j: the ``Out(j, ·)`` parts of pairs
 with P ∩ F ≠ ∅ and T ∩ F = ∅ (T after a marking move holds exactly the runs producing supersets
-that also end by marking at j). Lists are immutable ECS nodes (:mod:`engine.cel.ecs`). For the
+that also end by marking at j). Lists are immutable ECS nodes (:mod:`ceplab.engine.cel.ecs`). For the
 paper's unary automata without window, P and T are bitmasks, pairs are interned and the pair
 transition is cached per (pair, event class) (on-the-fly determinization of the MAX automaton).
 
@@ -101,13 +101,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from engine.cel import ecs
-from engine.cel.ecs import INF
-from engine.cel.automaton import CEA, guard
-from engine.cel.evaluate import Evaluator
-from semantics.cel.ast import Cmp2, PTrue, pred_atoms
-from semantics.cel.options import Options
-from semantics.cel.predicates import _MISSING
+from ceplab.engine.cel import ecs
+from ceplab.engine.cel.ecs import INF
+from ceplab.engine.cel.automaton import CEA, guard
+from ceplab.engine.cel.evaluate import Evaluator
+from ceplab.semantics.cel.ast import Cmp2, PTrue, pred_atoms
+from ceplab.semantics.cel.options import Options
+from ceplab.semantics.cel.predicates import _MISSING
 
 __all__ = ["NextEvaluator", "LastEvaluator", "MaxEvaluator", "make_evaluator",
            "make_strategy_evaluator", "ce_tuple"]
@@ -130,7 +130,7 @@ class _Regs(dict):
     """Register contents of a run (variable -> tuple of stored attribute values).
 
     Immutable by convention; equality and hash distinguish booleans from numbers (``True`` and
-    ``1`` compare differently under :func:`semantics.cel.predicates.compare`)."""
+    ``1`` compare differently under :func:`ceplab.semantics.cel.predicates.compare`)."""
 
     __slots__ = ("_k",)
 
@@ -1026,10 +1026,10 @@ class MaxEvaluator(_Base):
 # ====================================================================== factories
 def make_evaluator(cea: CEA, strategy: str, options: Optional[Options] = None,
                    within: Optional[int] = None):
-    """The NXT / LAST / MAX evaluator over ``cea`` (used by ``engine.cel.evaluator_for_cea``)."""
+    """The NXT / LAST / MAX evaluator over ``cea`` (used by ``ceplab.engine.cel.evaluator_for_cea``)."""
     cls = {"NXT": NextEvaluator, "LAST": LastEvaluator, "MAX": MaxEvaluator}.get(strategy)
     if cls is None:
-        raise ValueError(f"engine.cel.strategies handles NXT, LAST and MAX, not {strategy!r}")
+        raise ValueError(f"ceplab.engine.cel.strategies handles NXT, LAST and MAX, not {strategy!r}")
     return cls(cea, options, within)
 
 

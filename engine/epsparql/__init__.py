@@ -1,19 +1,19 @@
 """Incremental EP-SPARQL evaluator (note epsparql.md sections 4, 9.2): event-driven backward chaining on
 binarized goal stores under the declarative set semantics (no consumption, note A18).
 
-``evaluator(qs, options)`` returns an :class:`engine.epsparql.evaluate.Evaluator` with ``push(occurrence) ->
+``evaluator(qs, options)`` returns an :class:`ceplab.engine.epsparql.evaluate.Evaluator` with ``push(occurrence) ->
 list[Result]`` (the results of the ticks the occurrence closes), ``close() -> list[Result]``, ``run(occs)``,
-``path`` and ``stats()``.  Results are :class:`semantics.epsparql.results.Row` (SELECT queries) and
-:class:`semantics.epsparql.results.Derived` (occurrences added by CONSTRUCT rules); every result is emitted
+``path`` and ``stats()``.  Results are :class:`ceplab.semantics.epsparql.results.Row` (SELECT queries) and
+:class:`ceplab.semantics.epsparql.results.Derived` (occurrences added by CONSTRUCT rules); every result is emitted
 exactly once, when the tick at which it ends closes.  ``evaluator(qs, options, background=Background(...))``
-adds timeless background knowledge and RDFS entailment (note A14; see :mod:`engine.epsparql.evaluate`).
+adds timeless background knowledge and RDFS entailment (note A14; see :mod:`ceplab.engine.epsparql.evaluate`).
 
-ETALIS backend (:mod:`engine.epsparql.etalis_backend`, paper section 5, note 9.4): ``compile_to_etalis(qs)``
+ETALIS backend (:mod:`ceplab.engine.epsparql.etalis_backend`, paper section 5, note 9.4): ``compile_to_etalis(qs)``
 compiles the positive temporal core -- SELECT over BGP/Join (``and``), SEQ (``seq``), EQUALS (``equals``), UNION
 (``or``) and FILTERs that an ETALIS ``where`` evaluates exactly (integer comparisons, IRI equality, BOUND, and
 ``getDURATION() < c`` / ``<= c`` as a window) -- into ETALIS rules, and ``EtalisBackedEvaluator`` runs them on the
 ETALIS engine (unrestricted policy = minimal model = EP-SPARQL's set semantics).  The rest raises
-``UnsupportedError`` and runs here, on the native EDBC evaluator of :mod:`engine.epsparql.evaluate` (the same
+``UnsupportedError`` and runs here, on the native EDBC evaluator of :mod:`ceplab.engine.epsparql.evaluate` (the same
 goal-store architecture): the optional family (OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL) binds variables or not
 and decides "no partner" non-monotonically, which ETALIS operators cannot express; three-valued filters on
 strings, decimals or two variables, and the other time functions, need SPARQL's value ordering and the
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.options import Options
-from semantics.epsparql.streams import Background
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.epsparql.streams import Background
 
-from engine.epsparql.evaluate import Evaluator, NonStratifiedError, UnsupportedError
+from ceplab.engine.epsparql.evaluate import Evaluator, NonStratifiedError, UnsupportedError
 
 __all__ = ["EtalisBackedEvaluator", "Evaluator", "NonStratifiedError", "UnsupportedError", "compile_to_etalis",
            "evaluator"]
@@ -37,7 +37,7 @@ __all__ = ["EtalisBackedEvaluator", "Evaluator", "NonStratifiedError", "Unsuppor
 def __getattr__(name: str):
     """Lazy exports of the ETALIS backend (it imports the ETALIS engine, hence clingo, only when used)."""
     if name in ("EtalisBackedEvaluator", "compile_to_etalis"):
-        from engine.epsparql import etalis_backend
+        from ceplab.engine.epsparql import etalis_backend
 
         return getattr(etalis_backend, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -45,7 +45,7 @@ def __getattr__(name: str):
 
 def evaluator(qs: A.QuerySet, options: Options = Options(), background: Optional[Background] = None) -> Evaluator:
     """The incremental evaluator of the query set ``qs`` under ``options`` (every switch of
-    :class:`semantics.epsparql.options.Options` is honoured; ``optional_filter`` through the parser's
+    :class:`ceplab.semantics.epsparql.options.Options` is honoured; ``optional_filter`` through the parser's
     ``translate.apply_options`` when present).
 
     Raises:

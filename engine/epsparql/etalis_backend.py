@@ -1,16 +1,16 @@
 """ETALIS backend of the EP-SPARQL engine: the ETALIS-expressible fragment of a query, compiled to an ETALIS
-rule program and run event-at-a-time on the project's own ETALIS engine (:mod:`engine.etalis.evaluate`).
+rule program and run event-at-a-time on the project's own ETALIS engine (:mod:`ceplab.engine.etalis.evaluate`).
 
 Source: paper section 5 (EP-SPARQL queries are compiled into event-driven backward chaining rules of ETALIS;
 SEQ -> ``seq``, EQUALS -> ``equals``, juxtaposition/BGP -> ``and``, UNION -> ``or``) and note epsparql.md 9.4
 (the positive temporal core is ETALIS's declarative semantics lifted to SPARQL mappings and interval triples;
-the UNRESTRICTED policy of :class:`semantics.etalis.options.Options`, the default, is the minimal model and so
+the UNRESTRICTED policy of :class:`ceplab.semantics.etalis.options.Options`, the default, is the minimal model and so
 matches EP-SPARQL's set semantics without consumption, note A18/E11).
 
 **Encoding** (injective, decoded exactly).  The triple ``s p o`` occurring on ``[a, b]`` is the ETALIS event
 ``'<p>'(s', o')`` on ``[a, b]``, whose name is the N-Triples form of the predicate; when a query has a triple
 pattern with a *variable* predicate the occurrence is also the event ``triple(s', p', o')`` (the paper's own
-``triple/3`` encoding).  Terms, after :func:`semantics.epsparql.results.canonical_term`:
+``triple/3`` encoding).  Terms, after :func:`ceplab.semantics.epsparql.results.canonical_term`:
 
 * an ``xsd:integer`` literal is the integer ``Num(v)`` (so ``where`` can do integer arithmetic on it);
 * an IRI or blank node is the string constant ``Str(n3)`` (``"<http://..>"``, ``"_:b0"``);
@@ -22,8 +22,8 @@ pattern with a *variable* predicate the occurrence is also the event ``triple(s'
 A SELECT query ``i`` becomes the rule ``q<i>(V_x, ..) <- body.`` with the projected variables (sorted by name)
 as head arguments; each derived ``q<i>`` event on ``[a, b]`` decodes to one :class:`Row`.
 
-**Fragment** (everything else raises :class:`semantics.errors.UnsupportedError` naming the operator; it runs on
-the native evaluator :mod:`engine.epsparql.evaluate`):
+**Fragment** (everything else raises :class:`ceplab.semantics.errors.UnsupportedError` naming the operator; it runs on
+the native evaluator :mod:`ceplab.engine.epsparql.evaluate`):
 
 * SELECT with ``*`` or plain variables; BGP (``and`` of its triple patterns, ``bgp_mode="per_pattern"``), Join
   (``and``), SEQ (``seq``), EQUALS (``equals``), UNION (``or``).  A variable shared by the two operands of a
@@ -58,18 +58,18 @@ from typing import Iterable, Optional, Union
 from rdflib import XSD, Literal
 from rdflib.term import BNode, URIRef, Variable
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.options import Options
-from semantics.epsparql.results import INTEGER_TYPES, Result, Row, canonical_term
-from semantics.epsparql.streams import Background, Occurrence
-from semantics.errors import UnsupportedError
-from semantics.etalis import ast as EA
-from semantics.etalis.streams import StreamEvent
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.epsparql.results import INTEGER_TYPES, Result, Row, canonical_term
+from ceplab.semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.errors import UnsupportedError
+from ceplab.semantics.etalis import ast as EA
+from ceplab.semantics.etalis.streams import StreamEvent
 
 __all__ = ["EtalisPlan", "EtalisBackedEvaluator", "compile_to_etalis", "encode_term", "decode_value",
            "UnsupportedError"]
 
-_NATIVE = "; it runs on the native EP-SPARQL engine (engine.epsparql.evaluator)"
+_NATIVE = "; it runs on the native EP-SPARQL engine (ceplab.engine.epsparql.evaluator)"
 UNBOUND = EA.Sym("unbound")
 TRIPLE = "triple"
 _TRUE = EA.Cmp("=:=", EA.Num(0), EA.Num(0))
@@ -129,7 +129,7 @@ def _unescape(s: str) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _parse_atom(text: str) -> tuple[str, tuple[EA.Term, ...]]:
-    """``name(arg, ..)`` as printed by :class:`semantics.etalis.ast.EventAtom` with constant arguments (ints,
+    """``name(arg, ..)`` as printed by :class:`ceplab.semantics.etalis.ast.EventAtom` with constant arguments (ints,
     quoted/bare atoms, strings) -> ``(name, args)``."""
     i = text.find("(")
     if i < 0:
@@ -159,7 +159,7 @@ class EtalisPlan:
     output.
 
     Attributes:
-        program: one event rule ``q<i>(..) <- body.`` per SELECT query ``i`` (:mod:`semantics.etalis.ast`).
+        program: one event rule ``q<i>(..) <- body.`` per SELECT query ``i`` (:mod:`ceplab.semantics.etalis.ast`).
         heads: per SELECT query, ``(head name, variable names aligned with the head arguments)``.
         predicates: the N-Triples forms of the constant predicates of the triple patterns (the event names
             that can match; occurrences of other predicates are not sent to ETALIS).
@@ -175,7 +175,7 @@ class EtalisPlan:
 
     @property
     def text(self) -> str:
-        """The program in ETALIS ``.event`` syntax (parses back with :func:`semantics.etalis.parser.parse`)."""
+        """The program in ETALIS ``.event`` syntax (parses back with :func:`ceplab.semantics.etalis.parser.parse`)."""
         return str(self.program)
 
 
@@ -295,7 +295,7 @@ class _Compiler:
         if isinstance(t, Literal) and t.datatype in INTEGER_TYPES:
             return int(str(t).strip())
         if isinstance(t, Literal) and t.datatype == XSD.duration:
-            from semantics.epsparql.translate import duration_ticks
+            from ceplab.semantics.epsparql.translate import duration_ticks
 
             return int(duration_ticks(t, self.o))
         return None
@@ -421,7 +421,7 @@ def _has_time(e: A.Expr) -> bool:
 
 def _queryset(qs) -> A.QuerySet:
     if isinstance(qs, str):
-        from semantics.epsparql.parser import parse
+        from ceplab.semantics.epsparql.parser import parse
 
         qs = parse(qs)
     if isinstance(qs, (A.Select, A.Construct)):
@@ -435,22 +435,22 @@ def compile_to_etalis(qs: Union[A.QuerySet, A.Select, str], options: Options = O
     """Compile the SELECT queries of ``qs`` into one ETALIS program (paper section 5, note 9.4).
 
     Args:
-        qs: a :class:`semantics.epsparql.ast.QuerySet`, a single :class:`~semantics.epsparql.ast.Select`, or
-            query text (parsed with :func:`semantics.epsparql.parser.parse`).
+        qs: a :class:`ceplab.semantics.epsparql.ast.QuerySet`, a single :class:`~ceplab.semantics.epsparql.ast.Select`, or
+            query text (parsed with :func:`ceplab.semantics.epsparql.parser.parse`).
         options: EP-SPARQL switches; see the module docstring for which values are accepted.
 
     Returns:
         :class:`EtalisPlan`.
 
     Raises:
-        UnsupportedError (:mod:`semantics.errors`): CONSTRUCT, OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL,
+        UnsupportedError (:mod:`ceplab.semantics.errors`): CONSTRUCT, OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL,
             sub-selects/``AS``, filters outside the fragment, ``output="bag"``, ``bgp_mode="per_triple"`` on a
             BGP of two or more patterns, ``filter_errors="error_is_false"`` with a comparison; the message
             names the construct and says it runs on the native engine.
     """
     qs = _queryset(qs)
     if not isinstance(options, Options):
-        raise TypeError(f"options must be semantics.epsparql.options.Options, got {type(options).__name__}")
+        raise TypeError(f"options must be ceplab.semantics.epsparql.options.Options, got {type(options).__name__}")
     if options.output != "set":
         raise _unsupported(f"output={options.output!r} (multiplicities of full solutions)")
     if qs.constructs:
@@ -474,9 +474,9 @@ _NUMERIC = INTEGER_TYPES | {XSD.decimal, XSD.double, XSD.float}
 
 class EtalisBackedEvaluator:
     """The EP-SPARQL fragment of :func:`compile_to_etalis`, run event-at-a-time on the incremental ETALIS
-    engine (:class:`engine.etalis.evaluate.Evaluator`, UNRESTRICTED policy = minimal model).
+    engine (:class:`ceplab.engine.etalis.evaluate.Evaluator`, UNRESTRICTED policy = minimal model).
 
-    Same interface as :class:`engine.epsparql.evaluate.Evaluator`: ``push(occurrence) -> list[Result]``,
+    Same interface as :class:`ceplab.engine.epsparql.evaluate.Evaluator`: ``push(occurrence) -> list[Result]``,
     ``close()``, ``run(occurrences)``, ``path``, ``stats()``.  Rows are emitted as soon as they are determined:
     a row ending at ``T`` is returned by the ``push`` whose occurrence derives it (every instance derived while
     the clock is at ``T`` ends at ``T`` and is final), each exactly once.
@@ -487,18 +487,18 @@ class EtalisBackedEvaluator:
         background: must be None (RDFS and background knowledge run on the native engine).
 
     Raises:
-        UnsupportedError (:mod:`semantics.errors`): the query is outside the fragment; at ``push``, a
+        UnsupportedError (:mod:`ceplab.semantics.errors`): the query is outside the fragment; at ``push``, a
             non-``xsd:integer`` numeric literal when the plan compares values.
         ValueError: an occurrence with ``end < start`` or out of order (ends must not decrease).
     """
 
     path = ("epsparql/etalis-backend: EP-SPARQL fragment compiled to ETALIS rules (paper section 5), run on "
-            "engine.etalis edbc-unrestricted, rows decoded from derived q<i> events")
+            "ceplab.engine.etalis edbc-unrestricted, rows decoded from derived q<i> events")
 
     def __init__(self, qs, options: Options = Options(), background: Optional[Background] = None) -> None:
         if background is not None:
             raise _unsupported("background knowledge / RDFS entailment (note A14)")
-        from engine.etalis.evaluate import Evaluator as EtalisEvaluator
+        from ceplab.engine.etalis.evaluate import Evaluator as EtalisEvaluator
 
         self.plan = compile_to_etalis(qs, options)
         self.etalis = EtalisEvaluator(self.plan.program)

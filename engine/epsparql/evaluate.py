@@ -61,7 +61,7 @@ Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``e
   Schema triples in the stream raise :class:`UnsupportedError`.  The oracle (``asp/epsparql.py``) encodes the
   same semantics with the sentinel interval ``tl``.
 
-Filters are three-valued with exact arithmetic (:mod:`engine.epsparql.expr`).
+Filters are three-valued with exact arithmetic (:mod:`ceplab.engine.epsparql.expr`).
 """
 from __future__ import annotations
 
@@ -73,12 +73,12 @@ from typing import Callable, Iterable, Optional
 from rdflib import RDF, RDFS, Literal
 from rdflib.term import BNode, URIRef, Variable
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.options import Options
-from semantics.epsparql.results import Derived, Result, Row, canonical_term, n3
-from semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.epsparql.results import Derived, Result, Row, canonical_term, n3
+from ceplab.semantics.epsparql.streams import Background, Occurrence
 
-from engine.epsparql.expr import Compiler, to_term
+from ceplab.engine.epsparql.expr import Compiler, to_term
 
 __all__ = ["Evaluator", "NonStratifiedError", "UnsupportedError"]
 
@@ -732,7 +732,7 @@ class _BGPTriple(_Node):
 
 # ------------------------------------------------------------------------------------------------ evaluator
 class Evaluator:
-    """The incremental EP-SPARQL evaluator of a :class:`semantics.epsparql.ast.QuerySet` (module docstring)."""
+    """The incremental EP-SPARQL evaluator of a :class:`ceplab.semantics.epsparql.ast.QuerySet` (module docstring)."""
 
     path = ("epsparql/edbc-set: binarized goal stores indexed by join key and end time, no consumption, "
             "bottom-up per-tick delta fixpoint with CONSTRUCT feedback, emission at tick close")
@@ -740,7 +740,7 @@ class Evaluator:
     def __init__(self, qs: A.QuerySet, options: Options = Options(),
                  background: Optional[Background] = None) -> None:
         if not isinstance(options, Options):
-            raise TypeError(f"options must be semantics.epsparql.options.Options, got {type(options).__name__}")
+            raise TypeError(f"options must be ceplab.semantics.epsparql.options.Options, got {type(options).__name__}")
         self.o = options
         self.background = background
         self._load_background(background)
@@ -1167,7 +1167,7 @@ class Evaluator:
 
     def _skolem(self, label: str, qidx: int, names: tuple, vals: tuple, ta: int, tw: int):
         """The Skolem term of blank node ``label`` for one solution (note A13c) -- the single call site of the
-        oracle's function ``asp.epsparql.skolem`` (used when it exists)."""
+        oracle's function ``ceplab.asp.epsparql.skolem`` (used when it exists)."""
         items = [(str(x), n3(v)) for x, v in zip(names, vals) if v is not None]
         return _oracle_skolem()(label, items, ta, tw)
 
@@ -1182,7 +1182,7 @@ class Evaluator:
 @lru_cache(maxsize=1)
 def _oracle_skolem():
     """The oracle's Skolem function (one definition for both evaluators, note A13c)."""
-    from asp.epsparql import skolem
+    from ceplab.asp.epsparql import skolem
 
     return skolem
 
@@ -1280,10 +1280,10 @@ def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:
 
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
-    """The parse-level switch ``optional_filter`` (note A8, E5): ``semantics.epsparql.translate.apply_options``,
+    """The parse-level switch ``optional_filter`` (note A8, E5): ``ceplab.semantics.epsparql.translate.apply_options``,
     exactly as the oracle applies it (the AST as given when the parser slice is absent)."""
     try:
-        from semantics.epsparql.translate import apply_options  # type: ignore
+        from ceplab.semantics.epsparql.translate import apply_options  # type: ignore
     except ImportError:
         return qs
     return apply_options(qs, options)

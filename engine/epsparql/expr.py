@@ -28,8 +28,8 @@ from typing import Any, Callable, Optional
 
 from rdflib import XSD, Literal
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.results import INTEGER_TYPES, canonical_decimal, canonical_term
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.results import INTEGER_TYPES, canonical_decimal, canonical_term
 
 
 class _Err:
@@ -47,7 +47,7 @@ _DUR = re.compile(r"^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d
 
 def _translate():
     try:
-        from semantics.epsparql import translate  # type: ignore
+        from ceplab.semantics.epsparql import translate  # type: ignore
     except Exception:  # pragma: no cover - the parser slice is written concurrently
         return None
     return translate
@@ -56,14 +56,14 @@ def _translate():
 def duration_ticks(lit: Literal, tick_seconds: int) -> int:
     """An ``xsd:duration`` literal in ticks (A15): years/months rejected, a non-whole number of ticks rejected.
 
-    Uses ``semantics.epsparql.translate.duration_ticks`` when the parser slice provides it.
+    Uses ``ceplab.semantics.epsparql.translate.duration_ticks`` when the parser slice provides it.
 
     Raises:
         ValueError: years or months, ill-formed, or not a whole number of ticks.
     """
     tr = _translate()
     if tr is not None and hasattr(tr, "duration_ticks"):
-        from semantics.epsparql.options import Options
+        from ceplab.semantics.epsparql.options import Options
 
         return int(tr.duration_ticks(lit, Options(tick_seconds=tick_seconds)))
     m = _DUR.match(str(lit).strip())
@@ -88,7 +88,7 @@ def datetime_ticks(lit: Literal, tick_seconds: int) -> int:
     """
     tr = _translate()
     if tr is not None and hasattr(tr, "datetime_ticks"):
-        from semantics.epsparql.options import Options
+        from ceplab.semantics.epsparql.options import Options
 
         return int(tr.datetime_ticks(lit, Options(tick_seconds=tick_seconds)))
     v = lit.toPython()

@@ -1,17 +1,17 @@
 """Incremental ETALIS evaluator: event-driven backward chaining (note etalis.md section 3, 9.5).
 
 ``evaluator(program, options)`` binarizes every event rule into one goal store per sub-pattern (the same node
-structure as the clingo oracle ``asp/etalis.py``, note 9.2) and returns an :class:`engine.etalis.evaluate.Evaluator`
+structure as the clingo oracle ``asp/etalis.py``, note 9.2) and returns an :class:`ceplab.engine.etalis.evaluate.Evaluator`
 with ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``, ``path`` and ``stats()``.
 Results are ``(atom_text, start, end)``, each emitted exactly once.  Only the UNRESTRICTED consumption policy
 (= the declarative minimal model, Figure 2) is implemented.
 """
 from __future__ import annotations
 
-from semantics.etalis import ast as A
-from semantics.etalis.options import Options
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.options import Options
 
-from engine.etalis.evaluate import Evaluator, UnsupportedError
+from ceplab.engine.etalis.evaluate import Evaluator, UnsupportedError
 
 __all__ = ["Evaluator", "UnsupportedError", "evaluator"]
 
@@ -19,8 +19,8 @@ __all__ = ["Evaluator", "UnsupportedError", "evaluator"]
 def evaluator(program: A.Program, options: Options = Options()):
     """The incremental evaluator of ``program`` under ``options``.
 
-    ``options.policy == "unrestricted"``: :class:`engine.etalis.evaluate.Evaluator` (the minimal model);
-    any other policy: :class:`engine.etalis.policy.PolicyEvaluator` (ETALIS-P, :mod:`semantics.etalis.policies`).
+    ``options.policy == "unrestricted"``: :class:`ceplab.engine.etalis.evaluate.Evaluator` (the minimal model);
+    any other policy: :class:`ceplab.engine.etalis.policy.PolicyEvaluator` (ETALIS-P, :mod:`ceplab.semantics.etalis.policies`).
 
     Raises:
         UnsupportedError: a switch value the engine does not implement (``not_reading="literal"``;
@@ -28,7 +28,7 @@ def evaluator(program: A.Program, options: Options = Options()):
             oracle rejects (floats, ``/``, arithmetic in event patterns, ...).
     """
     if options.policy != "unrestricted":
-        from engine.etalis.policy import PolicyEvaluator
+        from ceplab.engine.etalis.policy import PolicyEvaluator
 
         return PolicyEvaluator(program, options)
     return Evaluator(program, options)

@@ -40,10 +40,10 @@ from typing import Any, Iterator, Optional
 
 import clingo
 
-from asp.etalis import UnsupportedError, compile_program, decode_atom, _term, _Vars
-from semantics.etalis import ast as A
-from semantics.etalis.analysis import pattern_vars, visible_vars
-from semantics.etalis.options import Options
+from ceplab.asp.etalis import UnsupportedError, compile_program, decode_atom, _term, _Vars
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.options import Options
 
 __all__ = ["Evaluator", "UnsupportedError"]
 

@@ -1,5 +1,5 @@
 """Event consumption policies ``chronological``, ``recent`` and ``recent_lifo``: the incremental engine of
-ETALIS-P (:mod:`semantics.etalis.policies`, whose numbered sections are cited below; paper section 3.5, note
+ETALIS-P (:mod:`ceplab.semantics.etalis.policies`, whose numbered sections are cited below; paper section 3.5, note
 etalis.md 3.12, 9.6).
 
 The program is binarized exactly as for the unrestricted engine (one node per sub-pattern, node ids in
@@ -26,12 +26,12 @@ from typing import Any, Iterator, Optional
 
 import clingo
 
-from asp.etalis import UnsupportedError, compile_program
-from engine.etalis.evaluate import Evaluator, _compare, _solve, _symbol, _unify, _value, admit, link
-from semantics.etalis import ast as A
-from semantics.etalis.analysis import pattern_vars, visible_vars
-from semantics.etalis.options import Options
-from semantics.etalis.policies import dispatch_order, interval_option
+from ceplab.asp.etalis import UnsupportedError, compile_program
+from ceplab.engine.etalis.evaluate import Evaluator, _compare, _solve, _symbol, _unify, _value, admit, link
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 
 __all__ = ["PolicyEvaluator"]
 
@@ -71,12 +71,12 @@ class PolicyEvaluator:
     """Incremental evaluator of an ETALIS program under a consumption policy (ETALIS-P).
 
     Args:
-        program: a parsed :class:`semantics.etalis.ast.Program`.
-        options: :class:`semantics.etalis.options.Options` with ``policy`` in ``chronological``, ``recent``,
+        program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
+        options: :class:`ceplab.semantics.etalis.options.Options` with ``policy`` in ``chronological``, ``recent``,
             ``recent_lifo``; ``interval_policy``, ``window``, ``proper_intervals_only``, ``during_result`` and
             ``not_local_vars`` are honoured.
 
-    API as :class:`engine.etalis.evaluate.Evaluator`: ``update(event)`` / ``push(event) -> list`` (events in
+    API as :class:`ceplab.engine.etalis.evaluate.Evaluator`: ``update(event)`` / ``push(event) -> list`` (events in
     non-decreasing end time, integer ticks), ``outputs()``, ``close() -> list``, ``run(events)``, ``stats()``.
     Results are ``(atom_text, start, end)``, each emitted once, when first derived.
 
@@ -88,7 +88,7 @@ class PolicyEvaluator:
     def __init__(self, program: A.Program, options: Options) -> None:
         if options.policy == "unrestricted":
             raise ValueError("PolicyEvaluator is for consumption policies; 'unrestricted' is the minimal model "
-                             "(engine.etalis.evaluate.Evaluator)")
+                             "(ceplab.engine.etalis.evaluate.Evaluator)")
         compile_program(program, options)          # same validation as the oracle
         self.program = program
         self.o = options

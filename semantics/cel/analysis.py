@@ -4,7 +4,7 @@
 note's *strong* well-formedness (G3), which the project requires of every query. Safety is
 ``vdef+(l) & vdef+(r) == {}`` for every ``l ; r``.
 
-Nested selection strategies (EXTENSION, note G5, :class:`semantics.cel.ast.Sel`) are leaves of the
+Nested selection strategies (EXTENSION, note G5, :class:`ceplab.semantics.cel.ast.Sel`) are leaves of the
 outer formula: they define no variable for it (``vdef``, ``bound``, ``var`` do not enter them).
 ``check_closed`` checks that they are closed, ``check_nested_strategies`` applies the switch
 ``Options.nested_strategies``.
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Sel,
+from ceplab.semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Sel,
                                Seq, children, nested_sels, pred_atoms, pred_vars, subformulas, Cmp2)
-from semantics.errors import ParseError
+from ceplab.semantics.errors import ParseError
 
 
 class WellFormednessError(Exception):

@@ -1,4 +1,4 @@
-"""Parser for CEL queries (lark, Earley), producing :mod:`semantics.cel.ast` values.
+"""Parser for CEL queries (lark, Earley), producing :mod:`ceplab.semantics.cel.ast` values.
 
 Syntax (paper section 3, note cel.md section 2): ``R AS x``, ``phi FILTER P``, ``phi OR phi``,
 ``phi ; phi``, ``phi+``, parentheses, selection strategies ``STRICT(phi)``, ``NXT(phi)`` (also
@@ -6,16 +6,16 @@ Syntax (paper section 3, note cel.md section 2): ``R AS x``, ``phi FILTER P``, `
 the project extensions ``phi WITHIN n`` (whole formula, or inside a strategy) and ``phi AND phi``.
 
 Nested strategies (``A AS x ; NXT(B AS y)``, EXTENSION, note G5) are always parsed into
-:class:`semantics.cel.ast.Sel` nodes; whether they are accepted depends on
+:class:`ceplab.semantics.cel.ast.Sel` nodes; whether they are accepted depends on
 ``Options.nested_strategies`` (``"reject"`` by default), checked by
-:func:`semantics.cel.analysis.check_nested_strategies` here (``options`` argument) and again by the
+:func:`ceplab.semantics.cel.analysis.check_nested_strategies` here (``options`` argument) and again by the
 oracle and the engine with the options they are given. Their closedness (no outer variable inside,
 no inner variable outside) is checked always. Predicates are boolean
 combinations (AND, OR, NOT, parentheses, TRUE, FALSE) of ``x.a OP c`` and ``x.a OP y.b`` with OP in
 ``< <= = != >= >`` (``==`` and ``<>`` are accepted as ``=`` and ``!=``).
 
 After parsing, :func:`parse` checks strong well-formedness (note G3) via
-:func:`semantics.cel.analysis.check_well_formed`.
+:func:`ceplab.semantics.cel.analysis.check_well_formed`.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from semantics.cel import ast as A
-from semantics.errors import ParseError
+from ceplab.semantics.cel import ast as A
+from ceplab.semantics.errors import ParseError
 
 _GRAMMAR = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
 _OPMAP = {"==": "=", "<>": "!="}
@@ -169,11 +169,11 @@ def parse(text: str, file: str | None = None, check: bool = True, options=None) 
         text: the query.
         file: file name for error messages (default ``"<string>"``).
         check: run the strong well-formedness check (note G3). Default True.
-        options: :class:`semantics.cel.options.Options` deciding whether nested strategies are
+        options: :class:`ceplab.semantics.cel.options.Options` deciding whether nested strategies are
             accepted (``nested_strategies``); default ``Options()``, which rejects them.
 
     Returns:
-        A :class:`semantics.cel.ast.Query`.
+        A :class:`ceplab.semantics.cel.ast.Query`.
 
     Raises:
         ParseError: with line and column: syntax errors, comparisons without attribute
@@ -201,9 +201,9 @@ def parse(text: str, file: str | None = None, check: bool = True, options=None) 
         if isinstance(inner, ParseError):
             raise ParseError(inner.message, file, inner.line, inner.column) from None
         raise
-    from semantics.cel.analysis import (WellFormednessError, check_closed, check_nested_strategies,
+    from ceplab.semantics.cel.analysis import (WellFormednessError, check_closed, check_nested_strategies,
                                         check_well_formed)
-    from semantics.cel.options import Options
+    from ceplab.semantics.cel.options import Options
     check_nested_strategies(q, Options() if options is None else options, file, closed=False)
     try:
         check_closed(q.formula)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Mapping
 
-from semantics.cel.ast import Cmp, Cmp2, PAnd, PFalse, PNot, POr, Pred, PTrue
-from semantics.events import Event
+from ceplab.semantics.cel.ast import Cmp, Cmp2, PAnd, PFalse, PNot, POr, Pred, PTrue
+from ceplab.semantics.events import Event
 
 _OPF = {"<": operator.lt, "<=": operator.le, "=": operator.eq, "!=": operator.ne,
         ">=": operator.ge, ">": operator.gt}

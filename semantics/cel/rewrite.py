@@ -3,8 +3,8 @@
 Every function here maps a formula to an *equivalent* one (note 4.2: ``phi == psi`` iff
 ``[[phi]](S) = [[psi]](S)`` for every stream S) and is pure: inputs are never mutated, outputs are
 fresh frozen AST values. Inputs must be strongly well-formed (note G3,
-:func:`semantics.cel.analysis.check_well_formed`); that is what :func:`semantics.cel.parser.parse`
-guarantees. Every public rewrite also accepts a :class:`~semantics.cel.ast.Query` and then rewrites
+:func:`ceplab.semantics.cel.analysis.check_well_formed`); that is what :func:`ceplab.semantics.cel.parser.parse`
+guarantees. Every public rewrite also accepts a :class:`~ceplab.semantics.cel.ast.Query` and then rewrites
 its formula, keeping strategy and window (strategies and ``WITHIN`` only look at ``[[phi]](S)``, so
 an equivalent formula gives an equivalent query).
 
@@ -35,7 +35,7 @@ Conventions chosen here (project decisions, documented in the functions):
   so DNF treats it like ``;``: ``(a OR b) AND c == (a AND c) OR (b AND c)``. Lemma B.8 holds for
   AND (every vdef+ variable of either side is in C), so an unsafe ``;`` inside an AND still makes its
   disjunct unsatisfiable and is dropped. Safety is checked on ``;`` only (as
-  :func:`semantics.cel.analysis.is_safe`); an AND whose sides share a vdef+ variable is kept as is.
+  :func:`ceplab.semantics.cel.analysis.is_safe`); an AND whose sides share a vdef+ variable is kept as is.
   Such an AND is *not* the CE-set intersection of its sides (``(A AS x ; A AS y) AND (A AS y ;
   A AS x)`` is empty, the product automaton would accept every pair); that is for the compiler to
   reject. Filters are pushed into both sides of an AND (both are evaluated under the same
@@ -48,7 +48,7 @@ Conventions chosen here (project decisions, documented in the functions):
   negations of comparisons are never folded into the comparison.
 
 All rewrites are exponential in the worst case (Theorems 1 and 2); every public rewrite takes
-``max_nodes`` (default :data:`MAX_NODES`) and raises :class:`semantics.errors.UnsupportedError` as
+``max_nodes`` (default :data:`MAX_NODES`) and raises :class:`ceplab.semantics.errors.UnsupportedError` as
 soon as a result would exceed it.
 """
 from __future__ import annotations
@@ -56,12 +56,12 @@ from __future__ import annotations
 import functools
 from typing import Callable, Iterable
 
-from semantics.cel.analysis import (WellFormednessError, bound, check_well_formed, is_safe,
+from ceplab.semantics.cel.analysis import (WellFormednessError, bound, check_well_formed, is_safe,
                                     vdef_plus)
-from semantics.cel.ast import (And, Atom, Cmp, Cmp2, FalseF, Filter, Formula, Or, PAnd, PFalse,
+from ceplab.semantics.cel.ast import (And, Atom, Cmp, Cmp2, FalseF, Filter, Formula, Or, PAnd, PFalse,
                                PNot, POr, Pred, PTrue, Plus, Query, Seq, children, pred_atoms,
                                pred_vars, size)
-from semantics.errors import UnsupportedError
+from ceplab.semantics.errors import UnsupportedError
 
 MAX_NODES = 10_000
 """Default size guard: no rewrite returns (or builds) a formula with more nodes than this."""
@@ -302,7 +302,7 @@ def _dnf_counts(f: Formula) -> tuple[int, int]:
 def dnf_size(f: Formula | Query) -> int:
     """Exact number of nodes of ``dnf(f)`` (without building it; may be astronomically large).
 
-    Counts as :func:`semantics.cel.ast.size` does; an empty DNF (``FalseF``) has size 1. Used as
+    Counts as :func:`ceplab.semantics.cel.ast.size` does; an empty DNF (``FalseF``) has size 1. Used as
     the size guard of :func:`dnf` and :func:`safe_rewrite`.
     """
     if isinstance(f, Query):

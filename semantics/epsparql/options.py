@@ -27,7 +27,7 @@ class Options:
             FILTERs written inside the optional operand's group; all others filter the whole group after
             the operator) or ``"group"`` (a group-level FILTER directly over an optional operator is taken
             as that operator's ``F``, conjoined with the operand's, so the negation idiom of query (5)
-            never blocks, E5).  Applied to the AST by :func:`semantics.epsparql.translate.apply_options`.
+            never blocks, E5).  Applied to the AST by :func:`ceplab.semantics.epsparql.translate.apply_options`.
         bgp_mode: A3, how a BGP chooses occurrences for two triple patterns that instantiate to the same
             triple: ``"per_pattern"`` (default: independently; a BGP is the Join of its triple patterns) or
             ``"per_triple"`` (one occurrence per distinct instantiated triple, E10).

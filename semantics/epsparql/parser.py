@@ -1,4 +1,4 @@
-"""Parser for EP-SPARQL query files (note epsparql.md 2.1-2.3), producing :mod:`semantics.epsparql.ast` values.
+"""Parser for EP-SPARQL query files (note epsparql.md 2.1-2.3), producing :mod:`ceplab.semantics.epsparql.ast` values.
 
 A file holds PREFIX/BASE declarations followed by one or more SELECT and CONSTRUCT queries written **one after
 another** (no separator; a query ends where the next ``SELECT``/``CONSTRUCT`` keyword begins).  Declarations
@@ -44,9 +44,9 @@ variable named ``"_:b"`` (the same label is the same variable within a query), `
 ``"_:anonN"``; :func:`is_bnode_var` recognises them, ``SELECT *`` should not show them.  In CONSTRUCT templates
 blank nodes stay ``BNode`` (Skolemised by the evaluators, A13c).
 
-Numeric constants are canonical (:func:`semantics.epsparql.results.canonical_term`).  ``xsd:duration`` literals
+Numeric constants are canonical (:func:`ceplab.semantics.epsparql.results.canonical_term`).  ``xsd:duration`` literals
 with a year or month component are rejected (A15).  Empty groups and groups with only FILTERs are rejected
-(A20).  Every error is a :class:`semantics.errors.ParseError` with file, line and column.
+(A20).  Every error is a :class:`ceplab.semantics.errors.ParseError` with file, line and column.
 
 :func:`render` prints a query set back as EP-SPARQL with explicit braces around every operator, so that
 ``parse(render(qs)) == qs``.
@@ -65,9 +65,9 @@ from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken, Vis
 from rdflib import RDF, RDFS, XSD, OWL
 from rdflib.term import BNode, Literal, URIRef, Variable
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.results import canonical_term
-from semantics.errors import ParseError
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.results import canonical_term
+from ceplab.semantics.errors import ParseError
 
 _GRAMMAR = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
 
@@ -127,7 +127,7 @@ def _unescape(body: str, pos: A.Pos) -> str:
 
 def check_duration(lit: Literal) -> None:
     """Raise ValueError if ``lit`` (an xsd:duration) is malformed or has a year or month component (A15)."""
-    from semantics.epsparql.translate import duration_seconds
+    from ceplab.semantics.epsparql.translate import duration_seconds
     duration_seconds(lit)
 
 
@@ -648,7 +648,7 @@ def _describe(e: UnexpectedInput, text: str, line: int, col: int) -> str:
 
 
 def parse(text: str, file: Optional[str] = None) -> A.QuerySet:
-    """Parse EP-SPARQL query text (module docstring) into a :class:`~semantics.epsparql.ast.QuerySet`.
+    """Parse EP-SPARQL query text (module docstring) into a :class:`~ceplab.semantics.epsparql.ast.QuerySet`.
 
     Raises:
         ParseError: with file, line and column, for syntax errors and the well-formedness conditions above.

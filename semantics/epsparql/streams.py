@@ -1,7 +1,7 @@
 """EP-SPARQL triple streams (note epsparql.md section 1; DESIGN.md section 4).
 
 A stream is a list of :class:`Occurrence` ``(s, p, o, start, end, position)``: an RDF triple (rdflib terms,
-numeric literals canonical, :func:`semantics.epsparql.results.canonical_term`) occurring on the interval
+numeric literals canonical, :func:`ceplab.semantics.epsparql.results.canonical_term`) occurring on the interval
 ``[start, end]`` (integer ticks, ``start <= end``, note A2), in arrival order: ends non-decreasing (note A1),
 ties in file order; ``position`` is the 0-based index in the file.  Duplicates (same triple, same interval) are
 one occurrence (A19): readers keep the first.
@@ -10,7 +10,7 @@ Background knowledge (note A14) is a :class:`Background`: a static RDF graph and
 timeless; schema triples (``rdfs:subClassOf``, ``rdfs:subPropertyOf``, ``rdfs:domain``, ``rdfs:range``) are not
 allowed in the stream (A14 iv).
 
-Readers and writers (errors are :class:`semantics.errors.StreamError` with file, line and column):
+Readers and writers (errors are :class:`ceplab.semantics.errors.StreamError` with file, line and column):
 
 * **Line format** (``.nt``, ``.txt``, ``.stream``; :func:`read_line_stream`, :func:`dumps_line_stream`): one
   occurrence per line, ``<s> <p> <o> T1 T2 .`` with N-Triples terms (``<iri>``, ``_:label``, ``"lit"``,
@@ -28,7 +28,7 @@ Readers and writers (errors are :class:`semantics.errors.StreamError` with file,
   graph are ordered by their N-Triples text.  Graph names must be IRIs; the default graph may only hold
   ``ceplab:start``/``ceplab:end``/``ceplab:seq`` triples about graph names.
 
-Every reader canonicalises numeric literals (:func:`~semantics.epsparql.results.canonical_term`), drops exact
+Every reader canonicalises numeric literals (:func:`~ceplab.semantics.epsparql.results.canonical_term`), drops exact
 duplicates (same triple, same interval: the first is kept, A19), rejects schema triples (A14 iv), ``end <
 start`` (A2) and non-integer times, and numbers the kept occurrences ``position = 0, 1, ...`` in arrival order
 (the index in the returned list).
@@ -45,8 +45,8 @@ from rdflib import RDFS, XSD, Dataset, Graph, Namespace
 from rdflib.term import BNode, Literal, Node, URIRef
 from rdflib.util import from_n3
 
-from semantics.epsparql.results import canonical_term
-from semantics.errors import StreamError
+from ceplab.semantics.epsparql.results import canonical_term
+from ceplab.semantics.errors import StreamError
 
 #: The workbench namespace for stream annotations (interval of an occurrence graph in TriG).
 CEPLAB = Namespace("https://ceplab.org/ns#")

@@ -1,6 +1,6 @@
 """Parse-level semantic switches and time constants of EP-SPARQL (note epsparql.md 2.3, A8, A15).
 
-* :func:`apply_options` rewrites a parsed :class:`~semantics.epsparql.ast.QuerySet` for the switches that act on
+* :func:`apply_options` rewrites a parsed :class:`~ceplab.semantics.epsparql.ast.QuerySet` for the switches that act on
   the translation into the algebra.  Today that is ``Options.optional_filter`` (A8):
 
   - ``"operand"`` (default): identity.  The parser already puts the FILTERs written inside an optional operand's
@@ -27,8 +27,8 @@ from typing import Optional
 from rdflib import XSD
 from rdflib.term import Literal
 
-from semantics.epsparql import ast as A
-from semantics.epsparql.options import Options
+from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql.options import Options
 
 _OPTIONAL_OPS = (A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin)
 _DURATION_RE = re.compile(r"(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")

@@ -1,9 +1,9 @@
 """ETALIS (Anicic et al., "Real-time complex event recognition and reasoning", AAI 2012; note etalis.md).
 
 Front end only: :mod:`.ast`, :mod:`.parser` (``.event`` rule files), :mod:`.analysis` (safety, termination),
-:mod:`.streams` (JSON Lines and ``.stream`` event files).  Not registered in ``workbench.languages`` until an
+:mod:`.streams` (JSON Lines and ``.stream`` event files).  Not registered in ``ceplab.workbench.languages`` until an
 oracle exists.
 """
-from semantics.etalis.parser import parse, parse_file
+from ceplab.semantics.etalis.parser import parse, parse_file
 
 __all__ = ["parse", "parse_file"]

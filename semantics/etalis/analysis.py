@@ -1,5 +1,5 @@
-"""Static checks on ETALIS programs (run by :func:`semantics.etalis.parser.parse`); every failure is a
-:class:`~semantics.errors.ParseError` with the line and column of the culprit.
+"""Static checks on ETALIS programs (run by :func:`ceplab.semantics.etalis.parser.parse`); every failure is a
+:class:`~ceplab.semantics.errors.ParseError` with the line and column of the culprit.
 
 1. Labels and properties: labels are unique; ``event_rule_property/3`` names an existing label;
    ``event_rule_window`` is a non-negative integer number of ticks.
@@ -31,8 +31,8 @@ from typing import Iterator, Optional
 
 import networkx as nx
 
-from semantics.errors import ParseError
-from semantics.etalis import ast as A
+from ceplab.semantics.errors import ParseError
+from ceplab.semantics.etalis import ast as A
 
 Pos = Optional[tuple[int, int]]
 

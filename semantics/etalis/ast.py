@@ -15,7 +15,7 @@ Terms (note section 1.1: variables, constants, function terms ``f(t1..tn)``):
 
 Conditions (the ``where`` part and static rule bodies; note 1.1 "boolean terms"):
     Cmp(op, left, right)         ``<  >  =<  >=  =:=  =\\=  ==  \\==  =  \\=``; ``X = E`` with X not yet bound
-                                 is an assignment (see :mod:`semantics.etalis.analysis`)
+                                 is an assignment (see :mod:`ceplab.semantics.etalis.analysis`)
     Is(var, expr)                ``X is E`` (assignment)
     StaticAtom(name, args)       a static predicate: true iff in the least Herbrand model of the static rules
     CNot(cond)                   ``\\+ C`` (negation as failure; where only)

@@ -42,7 +42,7 @@ class Options:
             consuming), ``"recent"`` (the paper's narrative: Snoop's recent context, the newest
             initiator is kept and not consumed) and ``"recent_lifo"`` (the paper's mechanism: LIFO,
             consuming) are operational; their normative definition is the transition system
-            ETALIS-P in :mod:`semantics.etalis.policies`, specified a second time in ASP by
+            ETALIS-P in :mod:`ceplab.semantics.etalis.policies`, specified a second time in ASP by
             ``asp/etalis_policy.lp`` (note 9.6).
         interval_policy: A12, the paper's policy options for instances with an interval (note 3.12 "On
             time intervals"): among stored instances with the same join key and the same timestamp

@@ -1,5 +1,5 @@
 """Parser for ETALIS rule files (``.event`` syntax of the implementation; note etalis.md 1.4, 1.6), producing
-:mod:`semantics.etalis.ast` values.
+:mod:`ceplab.semantics.etalis.ast` values.
 
 Accepted statements:
   * event rules ``head <- pattern.``, optionally labelled ``r1 'rule:' head <- pattern.`` or with properties
@@ -19,8 +19,8 @@ Not supported (outside the paper's language, reported as unknown operators): ``f
 ``aggregate(...)`` is parsed as an ordinary event atom named ``aggregate``, so it is rejected only by the
 evaluator.
 
-After parsing, :func:`semantics.etalis.analysis.check_program` checks safety and the termination condition
-of note A14 (all errors are :class:`~semantics.errors.ParseError` with line and column).
+After parsing, :func:`ceplab.semantics.etalis.analysis.check_program` checks safety and the termination condition
+of note A14 (all errors are :class:`~ceplab.semantics.errors.ParseError` with line and column).
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from semantics.errors import ParseError
-from semantics.etalis import ast as A
+from ceplab.semantics.errors import ParseError
+from ceplab.semantics.etalis import ast as A
 
 _GRAMMAR = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
 _CMP_NORMAL = {"<=": "=<", "!=": "\\="}
@@ -255,21 +255,21 @@ def parse(text: str, file: str | None = None, check: bool = True) -> A.Program:
     Args:
         text: the file's text.
         file: file name for error messages (default ``"<string>"``).
-        check: run :func:`semantics.etalis.analysis.check_program` (safety, labels, termination). Default True.
+        check: run :func:`ceplab.semantics.etalis.analysis.check_program` (safety, labels, termination). Default True.
 
     Returns:
-        A :class:`semantics.etalis.ast.Program`.
+        A :class:`ceplab.semantics.etalis.ast.Program`.
 
     Raises:
         ParseError: with line and column, for every syntax error, unknown operators, malformed ``cnot``,
-            and the semantic checks of :mod:`semantics.etalis.analysis`.
+            and the semantic checks of :mod:`ceplab.semantics.etalis.analysis`.
     """
     statements: list = []
     for line0, col0, chunk in split_statements(text):
         statements.extend(_parse_chunk(text, line0, col0, chunk, file).statements)
     prog = A.Program(tuple(statements))
     if check:
-        from semantics.etalis.analysis import check_program
+        from ceplab.semantics.etalis.analysis import check_program
         check_program(prog, file)
     return prog
 

@@ -24,7 +24,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
    rules in program order; a node precedes its children; the children of a binary operator are ``left``,
    ``right``; those of ``not(p1).[p2,p3]`` are ``p2`` (start), ``p3`` (end), ``p1`` (negated); ``(p).q`` and
    ``p where c`` have one child.  ``V_n`` is the sorted tuple of the variables visible at ``n``
-   (:func:`semantics.etalis.analysis.visible_vars`).  ``q(n)`` is the smallest window length ``q`` of the
+   (:func:`ceplab.semantics.etalis.analysis.visible_vars`).  ``q(n)`` is the smallest window length ``q`` of the
    ``(p).q`` nodes on the path from ``n`` (inclusive) to its rule's root, undefined if there is none.  The
    **join key** of a child ``c`` of a binary node is its values on the variables it shares with its sibling;
    for ``not``, of ``p2``/``p3`` on the variables they share with each other, of ``p1`` on the variables it
@@ -122,7 +122,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
    ``chronological`` and ``recent_lifo`` each stored instance completes at most one pattern; ``recent``
    never removes on a match.
 
-Not defined (rejected with :class:`ValueError` by :class:`semantics.etalis.options.Options`): a policy with
+Not defined (rejected with :class:`ValueError` by :class:`ceplab.semantics.etalis.options.Options`): a policy with
 ``not_reading="literal"`` (Figure 2's outer-interval reading has no operational counterpart), an
 ``interval_policy`` with ``unrestricted``.
 """
@@ -158,12 +158,12 @@ def dispatch_order(program) -> dict[int, int]:
     children; binary: left, right; ``not``: start, end, negated; window/where: the child).
 
     Args:
-        program: a :class:`semantics.etalis.ast.Program`.
+        program: a :class:`ceplab.semantics.etalis.ast.Program`.
 
     Returns:
-        ``{leaf_id: rank}`` for every :class:`~semantics.etalis.ast.EventAtom` leaf of every event rule.
+        ``{leaf_id: rank}`` for every :class:`~ceplab.semantics.etalis.ast.EventAtom` leaf of every event rule.
     """
-    from semantics.etalis import ast as A
+    from ceplab.semantics.etalis import ast as A
 
     keys: dict[int, tuple] = {}
     counter = [0]
@@ -218,9 +218,9 @@ def declared_policy(program) -> tuple[str, tuple[int, int] | None] | None:
     and the configuration fact ``event_consumption_policy(F).``; the last one in the file wins.
 
     Args:
-        program: a :class:`semantics.etalis.ast.Program`.
+        program: a :class:`ceplab.semantics.etalis.ast.Program`.
     """
-    from semantics.etalis import ast as A
+    from ceplab.semantics.etalis import ast as A
 
     found = None
     for d in program.directives:

@@ -14,10 +14,10 @@ atoms ``true``/``false``); ``args`` may be omitted for a 0-ary event.
     event(p,[3,5]).                % interval-stamped
     % comments, blank lines and a final halt. are allowed
 
-Both readers return a list of :class:`StreamEvent` (a ground :class:`~semantics.etalis.ast.EventAtom` with its
+Both readers return a list of :class:`StreamEvent` (a ground :class:`~ceplab.semantics.etalis.ast.EventAtom` with its
 ``[start, end]`` interval and its 0-based ``position`` in file order).  Input must already be ordered: the
 arrival time of an ETALIS event is its **end** (detection at end time, note 2.4 footnote 11 and 9.5), so
-ends must not decrease; ties keep file order.  Errors are :class:`~semantics.errors.StreamError` with file,
+ends must not decrease; ties keep file order.  Errors are :class:`~ceplab.semantics.errors.StreamError` with file,
 line and column: malformed JSON or syntax, missing/non-integer times, ``end < start``, time going backwards,
 non-ground arguments, events without timestamps.
 """
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from semantics.errors import ParseError, StreamError
-from semantics.etalis import ast as A
+from ceplab.semantics.errors import ParseError, StreamError
+from ceplab.semantics.etalis import ast as A
 
 
 @dataclass(frozen=True, order=False)
@@ -155,7 +155,7 @@ def read_stream_file(text: str, file: str = "<string>") -> list[StreamEvent]:
             ``sleep/1`` use the system clock and are rejected), non-integer or negative times, ``T2 < T1``,
             time (end) going backwards, non-ground or arithmetic arguments.
     """
-    from semantics.etalis.parser import _parse_chunk, split_statements
+    from ceplab.semantics.etalis.parser import _parse_chunk, split_statements
 
     events: list[StreamEvent] = []
     last: Optional[int] = None
@@ -256,7 +256,7 @@ def read_events(path: str | Path) -> list[StreamEvent]:
     Raises:
         StreamError: as the readers, or when the file cannot be read.
     """
-    from semantics.events import read_stream_text
+    from ceplab.semantics.events import read_stream_text
     p = Path(path)
     text = read_stream_text(p)
     if p.suffix.lower() == ".stream":

@@ -34,7 +34,7 @@ back from the seconds field.  (Normalising into minutes/hours would be equally e
 
 Rule text.  Our ``.event`` syntax is ETALIS's, with two additions ETALIS cannot read (its ``tr_operators/0``
 has neither): the window ``(P).q`` and the negation ``not(P1).[P2,P3]``.  :func:`etalis_source` therefore
-re-renders a parsed :class:`~semantics.etalis.ast.Program`:
+re-renders a parsed :class:`~ceplab.semantics.etalis.ast.Program`:
 
 * ``not(p1).[p2,p3]`` becomes ETALIS's ``(p2 seq p3) cnot p1``;
 * a window ``(P).q`` around a whole rule body (possibly under a top-level ``where``) becomes the rule
@@ -46,7 +46,7 @@ re-renders a parsed :class:`~semantics.etalis.ast.Program`:
 
 Outputs.  :class:`PeerResult.results` is the **set** of ``(atom_text, start, end)`` for the derived
 predicates (heads of event rules), in the form of ``str(EventAtom)`` -- the same form as
-:func:`asp.etalis.oracle`'s results (which also include input occurrences of derived predicates; so does
+:func:`ceplab.asp.etalis.oracle`'s results (which also include input occurrences of derived predicates; so does
 ETALIS, which asserts every input event as fired).  ``firings`` counts those firings with multiplicity.
 Double-quoted strings in event arguments are code lists under ``--traditional`` and come back as lists.
 
@@ -81,7 +81,7 @@ policies.  ``PeerResult.patched`` says when this happened; ``etalis_flag=...`` r
 one goal per key leaves a@3 alone); ``recent_2``/``chronological_2`` nothing; patched ``recent_2`` IE(3,4)
 IE(2,5) E(2,6) and patched ``chronological_2`` IE(1,4) IE(2,5) E(1,6) -- the note's LIFO and FIFO rows.
 
-Mapping from our policy names (:class:`semantics.etalis.options.Options`) -- :data:`POLICY_FLAGS`:
+Mapping from our policy names (:class:`ceplab.semantics.etalis.options.Options`) -- :data:`POLICY_FLAGS`:
 
 * ``unrestricted`` -> ``unrestricted`` (but ETALIS consumes in every operator other than SEQ, see above);
 * ``chronological`` (FIFO, consuming) -> ``chronological_2`` (patched, see above);
@@ -107,8 +107,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from semantics.etalis import ast as A
-from semantics.etalis.streams import StreamEvent
+from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.streams import StreamEvent
 
 ENV = "ETALIS_HOME"
 #: Our policy names -> ETALIS's ``event_consumption_policy`` flag (``recent`` has none; see module doc).
@@ -143,7 +143,7 @@ class PeerResult:
 
     Attributes:
         results: the derived firings as a set of ``(atom_text, start, end)`` (integer ticks), atom text as
-            ``str(semantics.etalis.ast.EventAtom)``.
+            ``str(ceplab.semantics.etalis.ast.EventAtom)``.
         firings: number of firings of derived predicates, with multiplicity (ETALIS fires a complex event
             once per derivation; note A17).
         seconds: wall time of the feed loop inside Prolog (swipl start-up, loading ETALIS and compiling the
@@ -398,7 +398,7 @@ _NUM_LINE = re.compile(r"^(events|fed|wall|cpu|count)\((-?[0-9.eE+-]+)\)\.$")
 @lru_cache(maxsize=65536)
 def _atom_text(prolog_text: str) -> str:
     """``str(EventAtom)`` of an atom as SWI-Prolog's ``writeq`` printed it."""
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis.parser import parse
 
     try:
         prog = parse(f"peer_h__ <- {prolog_text}.", check=False)
@@ -444,8 +444,8 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
 
     Args:
         rules_text: an ETALIS rule file in our ``.event`` syntax (parsed with
-            :func:`semantics.etalis.parser.parse` and re-rendered by :func:`etalis_source`), or an already
-            parsed :class:`~semantics.etalis.ast.Program`.
+            :func:`ceplab.semantics.etalis.parser.parse` and re-rendered by :func:`etalis_source`), or an already
+            parsed :class:`~ceplab.semantics.etalis.ast.Program`.
         events: the stream, in order (ends non-decreasing), integer ticks; each is fed as
             ``event(atom, [datime(2000,1,1,0,0,start,0), datime(2000,1,1,0,0,end,0)])``.
         policy: one of our policy names with an ETALIS counterpart: ``"unrestricted"``,
@@ -466,9 +466,9 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
         Unsupported: ``policy="recent"`` (no ETALIS counterpart), an unknown policy/flag, or a rule construct
             ETALIS cannot express (nested window, time point).
         PeerError: the peer is unavailable, swipl/ETALIS fails, times out, or prints unreadable output.
-        semantics.errors.ParseError: ``rules_text`` is not a valid rule file.
+        ceplab.semantics.errors.ParseError: ``rules_text`` is not a valid rule file.
     """
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis.parser import parse
 
     flag, patched = _flag_for(policy, etalis_flag, patch_delf)
     program = rules_text if isinstance(rules_text, A.Program) else parse(rules_text, check=False)
@@ -500,7 +500,7 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
 
 
 def _key_of(prolog_text: str) -> str:
-    from semantics.etalis.parser import parse
+    from ceplab.semantics.etalis.parser import parse
 
     a = parse(f"peer_h__ <- {prolog_text}.", check=False).event_rules[0].body
     assert isinstance(a, A.EventAtom)

@@ -40,8 +40,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from semantics.cel import ast as A
-from semantics.events import Event
+from ceplab.semantics.cel import ast as A
+from ceplab.semantics.events import Event
 
 ENV = "OPENCEP_HOME"
 _EPOCH = datetime(2000, 1, 1)
