@@ -62,7 +62,7 @@ the exit code 1).
 Floor rows: the same events (Q1's streams) through ``for e in events: e.type``.
 
 Peer (``--peer opencep``): Q1, Q2 and Q4 with ``WITHIN 100`` through
-:mod:`ceplab.workbench.peers.opencep` (timestamps = positions in seconds, OpenCEP window ``w`` seconds),
+:mod:`ceplab.workbench.langs.cel.peer` (timestamps = positions in seconds, OpenCEP window ``w`` seconds),
 on short streams (OpenCEP is slow). Outputs are compared as sets with ours (and OpenCEP duplicates
 counted); on a mismatch for a query with ``+`` the run is repeated with the adapter's ``index_fix``
 workaround to tell OpenCEP's Kleene identity bug apart from a semantic difference. Our throughput
@@ -579,7 +579,7 @@ def _jsonable(x: Any) -> Any:
 # ----------------------------------------------------------------------------- peer
 def peer_pass(grid: Grid, peer: str, seed: int, engine_ok: bool) -> dict:
     """Peer rows (OpenCEP): counts compared with ours, throughput ratio."""
-    from ceplab.workbench.peers import opencep
+    from ceplab.workbench.langs.cel import peer as opencep
     reason = opencep.unavailable_reason()
     if reason is not None:
         return {"peer": peer, "skipped": reason}

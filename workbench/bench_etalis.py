@@ -38,8 +38,8 @@ on W2/W3 (window 20), for each policy, at growing n; once a case is undecided it
 The engine's results on the same events are compared as sets: a mismatch is a disagreement (exit code 1), with
 a reproducer in the JSON row.
 
-Peer: ``ceplab.workbench.peers.etalis.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
-over its own a/b stream, :func:`ceplab.workbench.peers.etalis.seq_workload`, wall time of its feed loop); ours is
+Peer: ``ceplab.workbench.langs.etalis.peer.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
+over its own a/b stream, :func:`ceplab.workbench.langs.etalis.peer.seq_workload`, wall time of its feed loop); ours is
 measured on the very same events (CPU time of this thread, best of repeats: on an idle machine that is the wall
 time, on a loaded one it is not inflated by other processes; the wall figure is kept too), the ratio is ours /
 ETALIS's. The peer runs when asked for (``--peer etalis``), and on the default and full grids whenever it is
@@ -363,7 +363,7 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], No
 def ab_workload(n: int, seed: int = 1) -> list[StreamEvent]:
     """The peer's benchmark stream when its module is missing: ``n`` point events ``a``/``b`` drawn uniformly
     by ``random.Random(seed)``, event ``i`` at tick ``i`` (the definition of
-    ``ceplab.workbench.peers.etalis.seq_workload``)."""
+    ``ceplab.workbench.langs.etalis.peer.seq_workload``)."""
     rng = random.Random(seed)
     return [StreamEvent(EventAtom("a" if rng.random() < 0.5 else "b"), i, i, i) for i in range(n)]
 
@@ -379,7 +379,7 @@ def peer_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None
     peer: Any = None
     reason: Optional[str] = None
     try:
-        from ceplab.workbench.peers import etalis as peer
+        from ceplab.workbench.langs.etalis import peer as peer
         bench_seq = peer.bench_seq
     except (ImportError, AttributeError) as e:
         reason = f"peer not available: {type(e).__name__}: {e}"

@@ -9,15 +9,18 @@
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab verify
 
-Languages: ``cel``, ``etalis`` (ETALIS rule files in the ``.event`` syntax; streams as JSON Lines
-or ETALIS ``.stream`` files; ``--set policy=chronological`` etc. select a consumption policy) and
-``epsparql`` (EP-SPARQL query files; streams as TriG or the line format ``<s> <p> <o> T1 T2 .``;
-``--set optional_end=strict`` etc. set the switches one by one).
+    ceplab languages [--json]
 
-Bad input (a query or stream that does not parse, an unknown language, a bad ``--set``, a query
-the engine or oracle refuses) prints
-``file:line:column: message`` on stderr and exits 2, without a traceback. ``--json`` prints exactly
-one JSON object on stdout. Progress bars go to stderr.
+Languages are the plugins registered under the entry-point group ``ceplab.languages``
+(:mod:`ceplab.workbench.language`); this module names none of them. ``ceplab languages`` lists them
+with their switches (``--set NAME=VALUE``), their extra inputs (``--NAME VALUE`` on ``run`` and
+``compare``, e.g. a static graph) and their peers (``compare --peer NAME``).
+
+Errors: every :class:`ceplab.semantics.errors.CeplabError` is printed on stderr as one message
+(``file:line:column: message`` for bad input) and exits with the code
+:func:`ceplab.semantics.errors.exit_code` gives (2 bad input or refused query, 4 oracle failure),
+without a traceback; an undecided oracle exits 3. ``--json`` prints exactly one JSON object on
+stdout. Progress bars go to stderr. Tables printed to a pipe or a file are not wrapped.
 """
 from __future__ import annotations
 
@@ -32,12 +35,23 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ceplab.semantics.errors import InputError
+from ceplab.semantics.errors import CeplabError, exit_code
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="ceplab: verify complex event processing languages against ASP oracles.")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console that fits where it prints: the terminal's width on a terminal, full-width rows
+    (no wrapping, no cut columns) when the stream is a pipe or a file."""
+    c = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not c.is_terminal:
+        c = Console(stderr=stderr, highlight=False, soft_wrap=True, width=4000)
+    return c
+
+
+out = _console()
+err = _console(stderr=True)
 
 JAVA_MESSAGE = ("ceplab: Java 17 or newer is required (PySpark runs on the JVM) but no 'java' "
                 "was found on the PATH. Install a JDK 17+ (e.g. 'apt-get install openjdk-17-jre') "
@@ -87,19 +101,24 @@ def _bad_input(msg: str) -> "typer.Exit":
 
 
 def _lang(name: str) -> Any:
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
     try:
-        return languages.get(name)
-    except KeyError as e:
+        return language.get(name)
+    except language.RegistryError as e:
         raise _bad_input(f"ceplab: {e.args[0] if e.args else e}")
 
 
-def _input_error(e: InputError, query: Path) -> str:
-    """The error message; errors raised on the parsed query (e.g. UnsupportedError) name its file."""
-    if e.file == "<string>":
-        return str(type(e)(e.message, str(query), e.line, e.column))
-    return str(e)
+def _fail(e: CeplabError, query: Optional[Path] = None) -> "typer.Exit":
+    """Print ``e`` (naming ``query`` when it was raised on the parsed query text) and return the
+    Exit with its code: the one place where errors become exit codes."""
+    from ceplab.semantics.errors import InputError
+
+    if query is not None and isinstance(e, InputError):
+        e = e.located(str(query))
+    msg = str(e)
+    typer.echo(msg if isinstance(e, InputError) else f"ceplab: {type(e).__name__}: {msg}", err=True)
+    return typer.Exit(exit_code(e))
 
 
 def _emit_json(obj: Any) -> None:
@@ -113,15 +132,45 @@ def _limits(timeout: Optional[float]) -> Any:
     return default_limits(time_s=timeout)
 
 
-def _with_background(lang: Any, q: Any, background: Optional[Path], ontology: Optional[Path]) -> Any:
-    """Attach ``--background``/``--ontology`` Turtle files to the query (languages with a static knowledge base,
-    e.g. EP-SPARQL note A14); a language without one rejects them as bad input."""
-    if background is None and ontology is None:
-        return q
-    hook = lang.extra.get("with_background")
-    if hook is None:
-        raise _bad_input(f"ceplab: {lang.name} takes no --background/--ontology")
-    return hook(q, background, ontology)
+def _language_inputs(lang: Any, q: Any, extra: List[str]) -> Any:
+    """Attach the language's extra inputs given as ``--NAME VALUE`` (or ``--NAME=VALUE``) to the
+    query, in the order given (:class:`ceplab.workbench.language.Input`).
+
+    Raises:
+        typer.Exit(2): an option the language does not declare (the message lists those it does),
+            a missing value, a file that does not exist, or a value of the wrong kind.
+    """
+    known = {i.name: i for i in lang.inputs}
+    names = ", ".join(f"--{n}" for n in known) or "none"
+    k = 0
+    while k < len(extra):
+        arg = extra[k]
+        name, eq, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if name not in known:
+            raise _bad_input(f"ceplab: {lang.name} takes no option {arg!r}; its extra inputs: {names}")
+        if not eq:
+            if k + 1 >= len(extra):
+                raise _bad_input(f"ceplab: --{name} needs a value")
+            value = extra[k + 1]
+            k += 1
+        k += 1
+        inp = known[name]
+        if inp.kind == "path":
+            if not Path(value).is_file():
+                raise _bad_input(f"{value}: --{name}: no such file")
+            val: Any = Path(value)
+        elif inp.kind == "int":
+            try:
+                val = int(value)
+            except ValueError:
+                raise _bad_input(f"ceplab: --{name} expects an integer, got {value!r}") from None
+        else:
+            val = value
+        q = inp.apply(q, val)
+    return q
+
+
+_EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
 def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, str, Any, Any]:
@@ -131,8 +180,8 @@ def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, s
     q = lang.parse_file(query)
     text = Path(query).read_text(encoding="utf-8")
     s = lang.read_stream(stream)
-    declared = lang.extra.get("declared_options")
-    if declared is not None:       # e.g. an ETALIS file setting its consumption policy
+    declared = lang.declared_options
+    if declared is not None:       # switches the query file sets itself
         explicit = {kv.split("=", 1)[0].strip() for kv in sets}
         options, notes = declared(q, options, explicit, str(query))
         for n in notes:
@@ -145,22 +194,21 @@ def _fmt(lang: Any, r: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- run
-@app.command()
-def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsparql"),
-        query: Path = typer.Argument(..., help="query file in the language's concrete syntax "
-                                     "(ETALIS: a .event rule file)"),
-        stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON Lines "
-                                     "or an ETALIS .stream file)"),
+@app.command(context_settings=_EXTRA_ARGS)
+def run(ctx: typer.Context,
+        lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
+        query: Path = typer.Argument(..., help="query file in the language's concrete syntax"),
+        stream: Path = typer.Argument(..., help="stream file in one of the language's stream formats"),
         oracle: bool = typer.Option(False, "--oracle", help="evaluate with the clingo oracle"),
         engine: bool = typer.Option(False, "--engine", help="evaluate with the incremental engine "
                                     "(default)"),
         sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE (repeatable)"),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
-        background: Optional[Path] = typer.Option(None, "--background", help="static graph (Turtle; "
-                                                  "EP-SPARQL background knowledge, timeless)"),
-        ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; EP-SPARQL)"),
         json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """Evaluate a query on a stream with the oracle or the engine."""
+    """Evaluate a query on a stream with the oracle or the engine.
+
+    The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``.
+    """
     from ceplab.workbench.compare import run_engine, run_oracle, sort_json
 
     if oracle and engine:
@@ -168,7 +216,7 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
     L = _lang(lang)
     try:
         q, text, s, options = _load(L, query, stream, sets)
-        q = _with_background(L, q, background, ontology)
+        q = _language_inputs(L, q, list(ctx.args))
         if oracle:
             results, undecided, secs, stats = run_oracle(L, q, s, options, _limits(timeout))
             path = "clingo oracle"
@@ -179,8 +227,8 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
         else:
             emissions, secs, path = run_engine(L, q, s, options)
             results, undecided = frozenset(r for r, _ in emissions), None
-    except InputError as e:
-        raise _bad_input(_input_error(e, query))
+    except CeplabError as e:
+        raise _fail(e, query)
     which = "oracle" if oracle else "engine"
     if json_out:
         obj = {"lang": lang, "query": text.strip(), "evaluator": which,
@@ -207,42 +255,36 @@ def run(lang: str = typer.Argument(..., help="language name: cel, etalis or epsp
 
 
 # ----------------------------------------------------------------------------- compare
-@app.command()
-def compare(lang: str = typer.Argument(..., help="language name: cel, etalis or epsparql"),
+@app.command(context_settings=_EXTRA_ARGS)
+def compare(ctx: typer.Context,
+            lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
             query: Path = typer.Argument(..., help="query file"),
-            stream: Path = typer.Argument(..., help="stream file (JSON Lines or CSV; ETALIS: JSON "
-                                          "Lines or an ETALIS .stream file)"),
+            stream: Path = typer.Argument(..., help="stream file"),
             sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
-            background: Optional[Path] = typer.Option(None, "--background", help="static graph (Turtle; "
-                                                      "EP-SPARQL background knowledge, timeless)"),
-            ontology: Optional[Path] = typer.Option(None, "--ontology", help="RDFS ontology (Turtle; "
-                                                    "EP-SPARQL)"),
-            peer: Optional[str] = typer.Option(None, "--peer", help="also run this engine on the same input "
-                                               "and compare it with the oracle (language etalis, peer etalis: "
-                                               "the real ETALIS, needs ETALIS_HOME and swipl; language "
-                                               "epsparql, peer etalis: the query compiled to ETALIS rules "
-                                               "on ceplab's ETALIS engine)"),
+            peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the same "
+                                               "input and compare it with the oracle (the language's peers: "
+                                               "`ceplab languages`)"),
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided."""
+    """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided.
+
+    The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``.
+    """
     from ceplab.workbench.compare import compare as do_compare, sort_json
 
     L = _lang(lang)
-    peers = L.extra.get("peers", {})
+    peers = L.peers
     if peer is not None and peer not in peers:
         raise _bad_input(f"ceplab: unknown peer {peer!r} for {lang}; known: {', '.join(peers) or 'none'}")
     peer_res = None
     try:
         q, _text, s, options = _load(L, query, stream, sets)
-        q = _with_background(L, q, background, ontology)
+        q = _language_inputs(L, q, list(ctx.args))
         rep = do_compare(L, q, s, options, _limits(timeout))
-        if peer is not None:
-            try:
-                peer_res = frozenset(peers[peer](q, s, options, timeout))
-            except RuntimeError as e:      # the peer failed: reported, never taken as agreement
-                raise _bad_input(f"ceplab: peer {peer} failed: {e}")
-    except InputError as e:
-        raise _bad_input(_input_error(e, query))
+        if peer is not None:     # a failing peer raises PeerError: reported, never taken as agreement
+            peer_res = frozenset(peers[peer].run(q, s, options, timeout))
+    except CeplabError as e:
+        raise _fail(e, query)
     code = rep.exit_code
     peer_only = oracle_only_p = frozenset()
     if peer_res is not None and rep.oracle_results is not None:
@@ -311,10 +353,10 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                                              help="inject an engine fault: drop|duplicate|late")
          ) -> None:
     """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on disagreement)."""
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
     _require_java()
-    langs = languages.names() if lang == "all" else [_lang(lang).name]
+    langs = language.names() if lang == "all" else [_lang(lang).name]
     from ceplab.workbench.spark import FAULTS, fuzz as run_fuzz
 
     if fault is not None and fault not in FAULTS:
@@ -345,9 +387,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
 
 # ----------------------------------------------------------------------------- papers-check
 @app.command("papers-check")
-def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (cel, etalis, epsparql), a case "
-                                                       "file name (figure1, etalis/note5) or a "
-                                                       "path; default all"),
+def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a case file name (LANG/STEM "
+                                                       "or STEM) or a path; default all"),
                  json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
                  timeout: Optional[float] = typer.Option(None, "--timeout",
                                                          help="oracle time limit (s)")) -> None:
@@ -356,8 +397,8 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (c
 
     try:
         verdicts = papers.check(paper, limits=_limits(timeout), progress=not json_out)
-    except InputError as e:
-        raise _bad_input(str(e))
+    except CeplabError as e:
+        raise _fail(e)
     except LookupError as e:
         raise _bad_input(f"ceplab: {e.args[0] if e.args else e}")
     if json_out:
@@ -371,24 +412,81 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language (c
 
 # ----------------------------------------------------------------------------- bench
 @app.command()
-def bench(name: Optional[str] = typer.Argument(None, help="benchmark name (default: all)"),
-          json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
+def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmark (default: every language "
+                                              "that has one)"),
+          json_out: bool = typer.Option(False, "--json", help="print one JSON object per benchmark"),
           peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine"),
           quick: bool = typer.Option(False, "--quick", help="small sizes only"),
-          full: bool = typer.Option(False, "--full", help="the whole grid: n up to 10^6 for every "
-                                    "query and window (about 10 minutes)"),
+          full: bool = typer.Option(False, "--full", help="the whole grid (n up to 10^6; about 10 minutes "
+                                    "per language)"),
           seed: Optional[int] = typer.Option(None, "--seed", help="workload seed")) -> None:
-    """Benchmarks with printed tables (delegates to ceplab.workbench.bench)."""
+    """Benchmarks with printed tables: the languages' workloads on the shared harness."""
+    from ceplab.workbench import language
+    from ceplab.workbench.bench import BenchRequest, run as run_bench
+
+    benchmarks = {L.name: L.benchmark() for L in language.languages() if L.benchmark is not None}
     try:
-        from ceplab.workbench import bench as B
-    except ImportError as e:
-        typer.echo(f"ceplab: benchmarks are not available ({e})", err=True)
-        raise typer.Exit(2)
-    try:
-        code = B.run(name, json_out, peer, quick, full=full or None, seed=seed)
-    except InputError as e:
-        raise _bad_input(str(e))
+        code = run_bench(benchmarks, name, BenchRequest(json=json_out, peer=peer, quick=quick, full=full,
+                                                        seed=seed))
+    except CeplabError as e:
+        raise _fail(e)
     raise typer.Exit(int(code or 0))
+
+
+# ----------------------------------------------------------------------------- languages
+def _switches(L: Any) -> list[dict]:
+    """The language's switches: name, type, default and allowed values (from ``Options``)."""
+    import dataclasses
+    import typing
+
+    from ceplab.workbench.compare import _allowed
+
+    hints = typing.get_type_hints(L.options)
+    rows = []
+    for f in dataclasses.fields(L.options):
+        allowed, base = _allowed(hints.get(f.name, str))
+        default = f.default if f.default is not dataclasses.MISSING else None
+        rows.append({"name": f.name, "default": default,
+                     "values": [a for a in allowed] if allowed is not None else
+                     (base.__name__ if base is not None else "str")})
+    return rows
+
+
+@app.command("languages")
+def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+    """The registered languages (entry-point group ceplab.languages): switches, inputs, peers."""
+    from ceplab.workbench import language
+
+    langs = []
+    for name in language.names():
+        try:
+            L = language.get(name)
+        except Exception as e:  # a broken third-party plugin is reported, not fatal for the listing
+            langs.append({"name": name, "error": f"{type(e).__name__}: {e}"})
+            continue
+        langs.append({"name": L.name, "paper": L.paper, "switches": _switches(L),
+                      "inputs": [{"name": i.name, "kind": i.kind, "help": i.help} for i in L.inputs],
+                      "peers": [{"name": p.name, "help": p.help} for p in L.peers.values()],
+                      "fuzz": L.random_case is not None, "benchmark": L.benchmark is not None,
+                      "papers": L.papers_dir is not None})
+    if json_out:
+        _emit_json({"group": language.ENTRY_POINT_GROUP, "languages": langs})
+        return
+    t = Table(title=f"ceplab languages (entry points {language.ENTRY_POINT_GROUP})")
+    for c in ("language", "paper", "switches (default first)", "inputs", "peers"):
+        t.add_column(c, overflow="fold")
+    for x in langs:
+        if "error" in x:
+            t.add_row(x["name"], f"[red]{x['error']}[/]", "", "", "")
+            continue
+        sw = "\n".join(f"{s['name']}: " + (", ".join(map(str, [s["default"]] + [v for v in s["values"]
+                                                                             if v != s["default"]]))
+                                          if isinstance(s["values"], list) else f"{s['values']} = {s['default']}")
+                       for s in x["switches"])
+        t.add_row(x["name"], x["paper"], sw or "-",
+                  "\n".join(f"--{i['name']} ({i['kind']}): {i['help']}" for i in x["inputs"]) or "-",
+                  "\n".join(f"{p['name']}: {p['help']}" for p in x["peers"]) or "-")
+    out.print(t)
 
 
 # ----------------------------------------------------------------------------- verify
@@ -442,7 +540,7 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
            json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """The main job: every language on its bundled real streams and paper cases, plus a Spark
     fuzz campaign; one table; exit 1 on any disagreement."""
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
     _require_java()
     from ceplab.workbench.compare import default_limits
@@ -454,7 +552,7 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
     t_all = time.perf_counter()
     spark = None
     try:
-        for name in languages.names():
+        for name in language.names():
             L = _lang(name)
             r, d = real_data_check(L, limits, progress=True)
             rows.append(r)
@@ -474,9 +572,9 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
                              "undecided": s.undecided, "seconds": s.total_seconds,
                              "cases_per_s": s.cases_per_s})
                 reproducers += s.reproducers
-    except InputError as e:
-        raise _bad_input(str(e))
-    except RuntimeError as e:
+    except CeplabError as e:
+        raise _fail(e)
+    except RuntimeError as e:      # Spark could not start or a job failed
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)
     finally:

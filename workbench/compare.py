@@ -4,10 +4,10 @@
 and stream and returns a :class:`Report`. Besides comparing the two result sets it checks the
 streaming contract of the evaluator: every result is emitted exactly once, at the position
 ``Language.result_end(result)`` at which it is determined (or at ``close()`` for results a language
-defers to the end of the stream, see ``Language.extra["deferred"]``). A language whose emission
-position depends on the stream (ETALIS: the first event at which the clock reaches the result's end
-and its prefix entails it) gives ``Language.extra["result_positions"]`` instead. A result emitted twice or at
-the wrong position is a disagreement with a description in ``Report.problems``.
+defers to the end of the stream, see ``Language.deferred``). A language whose emission position
+depends on the stream (e.g. the first event at which the clock reaches the result's end and its
+prefix entails it) gives ``Language.result_positions`` instead. A result emitted twice or at the
+wrong position is a disagreement with a description in ``Report.problems``.
 
 :func:`options_from_kv` turns ``--set NAME=VALUE`` strings into an ``Options`` value.
 """
@@ -247,18 +247,12 @@ def default_limits(time_s: float | None = None, max_ground_size: int | None = No
         kw["time_s"] = time_s
     if max_ground_size is not None:
         kw["max_ground_size"] = max_ground_size
-    try:
-        return Limits(**kw)
-    except TypeError:  # no defaults in the dataclass
-        kw.setdefault("time_s", 60.0)
-        kw.setdefault("max_ground_size", 5_000_000)
-        return Limits(**kw)
+    return Limits(**kw)
 
 
 def is_deferred(lang: Any, query: Any, options: Any) -> bool:
     """True if the language holds this query's results back until ``close()``."""
-    fn = getattr(lang, "extra", {}).get("deferred")
-    return bool(fn and fn(query, options))
+    return bool(lang.deferred(query, options))
 
 
 def _describe(tj: Callable[[Any], Any], r: Any) -> str:
@@ -283,7 +277,7 @@ def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], de
                       expected: Mapping[Any, Any] | None = None) -> list[str]:
     """Check that each result is emitted once, at ``result_end`` (or at close() if deferred).
 
-    ``expected`` (from the language's ``extra["result_positions"]`` hook) overrides ``result_end``:
+    ``expected`` (from the language's ``result_positions``) overrides ``result_end``:
     result -> position, ``None`` for ``close()``, a set of acceptable positions, or ``...`` (any).
     """
     tj = lang.result_to_json
@@ -333,8 +327,8 @@ def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], de
 
 def expected_positions(lang: Any, query: Any, stream: Any, options: Any, limits: Any,
                        results: Iterable[Any]) -> Mapping[Any, Any] | None:
-    """The language's ``extra["result_positions"]`` for ``results``, or None without the hook."""
-    hook = getattr(lang, "extra", {}).get("result_positions")
+    """The language's ``result_positions`` for ``results``, or None when it gives ``result_end``."""
+    hook = lang.result_positions
     if hook is None:
         return None
     if limits is None:
@@ -346,7 +340,7 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
     """Compare the oracle and the engine of ``lang`` on one case.
 
     Args:
-        lang: a :class:`ceplab.workbench.languages.Language`.
+        lang: a :class:`ceplab.workbench.language.Language`.
         query: a parsed query.
         stream: a Stream (events in order, ``position`` = index).
         options: the language's Options (default: ``lang.options()``).

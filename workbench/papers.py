@@ -13,7 +13,7 @@ Accepted file layouts (one JSON object per file; all keys besides the ones named
   {STRATEGY: {"ces": [...], "provenance": "P"|"D", "paper_states": "..."} | [...]}}``, optional
   ``"options"`` and ``"per_position": {name: {position: [...]}}`` (the ALL results grouped by the
   position at which they are emitted). One case per (formula, strategy); the query is
-  ``STRATEGY(formula)`` (the language's ``extra["with_strategy"]`` hook).
+  ``STRATEGY(formula)`` (the language's ``PaperFormat.with_strategy``).
 * **case lists** (``micro.json``): ``"cases"`` and/or ``"adversarial"``: lists of ``{"name", "query",
   "stream", "expected" | "expected_all", "attrs", "check", "note", "provenance"}``. ``stream`` is
   inline events, a string of one-letter event types (time = position) with optional per-position
@@ -21,23 +21,22 @@ Accepted file layouts (one JSON object per file; all keys besides the ones named
   ``expected`` is a list (the query's results) or ``{STRATEGY: list}`` (one case per strategy);
   ``expected_all`` is the ALL result.
 
-* **shared rules x patterns** (ETALIS ``figure1.json``): ``"rules"`` (a list of rule texts),
+* **shared rules x patterns** (e.g. ``figure1.json`` of a rule language): ``"rules"`` (a list of rule texts),
   ``"result_head"``, a shared ``"stream"`` and ``"cases"`` of ``{"name", "pattern", "expected",
   "options"?, "expected_with_options"?}``. The query is the rules plus ``HEAD <- PATTERN.`` (the
-  language's ``extra["pattern_query"]`` hook); results are compared restricted to ``HEAD``
-  (``extra["project_results"]``: 0-ary heads as ``[start, end]`` intervals). A case with
+  language's ``PaperFormat.pattern_query``); results are compared restricted to ``HEAD``
+  (``PaperFormat.project_results``). A case with
   ``"options"`` and ``"expected_with_options"`` gives a second case under those switches; without
   ``"expected_with_options"`` its ``"options"`` are informational (the first case uses the
   defaults). A ``"result_head"`` inside a case of a case list restricts that case the same way.
 
-Streams of languages with an ``extra["paper_stream"](value, file)`` hook are read by it (ETALIS:
-inline JSON Lines objects, a ``.jsonl``/``.stream`` file, or the compact ``"a@1 b(2)@3-5"``).
+Streams of languages with a ``PaperFormat.stream(value, file)`` are read by it (inline objects, a
+file next to the case file, or a compact notation); the others use the flat-event forms above.
 
-Languages with an ``extra["paper_expected"](items, file)`` hook may state expected results in a compact
-notation that the hook turns into the canonical form (EP-SPARQL: ``{"map": {...}, "at": [start, end]}``).
+Languages with a ``PaperFormat.expected(items, file)`` may state expected results in a compact
+notation that it turns into the canonical form.
 
-Expected results are in the language's canonical JSON form (CEL: sorted position lists; ETALIS:
-``[atom, start, end]``).
+Expected results are in the language's canonical JSON form (DESIGN.md section 4).
 """
 from __future__ import annotations
 
@@ -49,7 +48,6 @@ from typing import Any
 
 from ceplab.semantics.errors import InputError
 
-PAPERS_DIR = Path(__file__).resolve().parent.parent / "papers-check"
 
 
 class PaperFileError(InputError):
@@ -142,14 +140,12 @@ class PaperVerdict:
 
 # ----------------------------------------------------------------------------- loading
 def _lang_hook(lang: str | None, key: str) -> Any:
+    """The language's ``PaperFormat`` member ``key`` (None without a language)."""
     if lang is None:
         return None
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
-    try:
-        return languages.get(lang).extra.get(key)
-    except KeyError:
-        return None
+    return getattr(language.get(lang).paper_format, key)
 
 
 def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
@@ -158,7 +154,7 @@ def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
 
     if isinstance(value, str) and value in named:
         value = named[value]
-    hook = _lang_hook(lang, "paper_stream")
+    hook = _lang_hook(lang, "stream")
     if hook is not None:
         return hook(value, file)
     if isinstance(value, str):
@@ -188,9 +184,7 @@ def _stream(value: Any, named: dict, file: str, attrs: list | None = None,
 
 
 def _with_strategy(lang: str, text: str, strategy: str) -> str:
-    from ceplab.workbench import languages
-
-    hook = languages.get(lang).extra.get("with_strategy")
+    hook = _lang_hook(lang, "with_strategy")
     if hook is None:
         raise PaperFileError(f"language {lang} cannot combine formulas with strategies")
     return hook(text, strategy)
@@ -274,8 +268,8 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
                 out.append(PaperCase(name=name, query=query, expected=exp, **common))
     if not out:
         raise PaperFileError("no cases ('formulas' with 'expected', or 'cases')", file)
-    expand = _lang_hook(lang, "paper_expected")
-    if expand is not None:   # a compact notation for expected results (EP-SPARQL)
+    expand = _lang_hook(lang, "expected")
+    if expand is not None:   # a compact notation for expected results
         for c in out:
             try:
                 c.expected = expand(c.expected, file)
@@ -313,8 +307,11 @@ def _pattern_cases(doc: dict, lang: str, file: str, named: dict, shared: Any, sh
 
 
 def case_files(lang: str) -> list[Path]:
-    """``papers-check/<lang>/*.json``, sorted."""
-    return sorted((PAPERS_DIR / lang).glob("*.json"))
+    """The language's ``papers_dir``/``*.json`` (``papers-check/<lang>``), sorted; empty without one."""
+    from ceplab.workbench import language
+
+    d = language.get(lang).papers_dir
+    return sorted(d.glob("*.json")) if d is not None else []
 
 
 def load_cases(lang: str) -> list[PaperCase]:
@@ -332,9 +329,9 @@ def select(paper: str | None) -> list[PaperCase]:
     Raises:
         LookupError: nothing matches (the message lists what exists).
     """
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
-    langs = languages.names()
+    langs = language.names()
     if paper is None:
         return [c for lang in langs for c in load_cases(lang)]
     if paper in langs:
@@ -363,12 +360,21 @@ def _canon(xs: Any) -> list:
     return sort_json(json.loads(json.dumps(x)) for x in xs)
 
 
+def _determined_at(L: Any, case: PaperCase, r: Any) -> int:
+    """The position at which the result ``r`` (canonical JSON) is determined, for ``per_position``
+    checks of cases the engine does not run."""
+    if L.result_end is None:
+        raise PaperFileError(f"{case.name}: 'per_position' on an oracle-only case needs a language with "
+                             "result_end", case.file)
+    return L.result_end(L.result_from_json(r))
+
+
 def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
     """Run one case through oracle and engine and against the paper's expected results."""
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
     from ceplab.workbench.compare import compare, options_from_kv, run_oracle, sort_json
 
-    L = languages.get(case.lang)
+    L = language.get(case.lang)
     t0 = time.perf_counter()
     options = options_from_kv(L.options, [f"{k}={v}" for k, v in case.options.items()])
     where = f"{case.file}[{case.name}]"
@@ -390,22 +396,22 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
             v.engine = sort_json(tj(r) for r in rep.engine_results)
             emissions = rep.emissions
     else:
-        unchecked = L.extra.get("parse_unchecked")
+        unchecked = L.paper_format.parse_unchecked
         if unchecked is None:
-            raise PaperFileError(f"{case.name}: 'check': false needs a parse_unchecked hook",
+            raise PaperFileError(f"{case.name}: 'check': false needs PaperFormat.parse_unchecked",
                                  case.file)
         q = unchecked(case.query, where)
         v.compare = "oracle only"
-        v.engine_note = "not strongly well-formed, finite-word semantics (note G2/G3)"
+        v.engine_note = L.paper_format.unchecked_note or "checked by the oracle only ('check': false)"
     if v.compare == "oracle only":
         results, undecided, _secs, _stats = run_oracle(L, q, case.stream, options, limits)
         v.oracle = None if results is None else sort_json(tj(r) for r in results)
         if undecided:
             v.problems.append(undecided)
     if case.result_head is not None:
-        project = L.extra.get("project_results")
+        project = L.paper_format.project_results
         if project is None:
-            raise PaperFileError(f"{case.name}: 'result_head' needs a project_results hook",
+            raise PaperFileError(f"{case.name}: 'result_head' needs PaperFormat.project_results",
                                  case.file)
         if v.oracle is not None:
             v.oracle = project(v.oracle, case.result_head)
@@ -426,8 +432,7 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
         elif v.oracle is not None:
             got = {}
             for r in v.oracle:
-                got.setdefault(L.result_end(L.extra.get("result_from_json", tuple)(r)),
-                               []).append(r)
+                got.setdefault(_determined_at(L, case, r), []).append(r)
         else:
             got = None
         if got is not None:

@@ -15,9 +15,8 @@ A campaign for one language, with ``cases`` cases of stream length ``length`` an
 4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``); every disagreement and every
    undecided case is shrunk on the driver (:mod:`ceplab.workbench.shrink`) and written as a JSON reproducer
    ``OUT/<lang>/case-<id>-<verdict>.json`` (query, stream, options, oracle and engine results, seed,
-   case id, the shrunk case; for EP-SPARQL cases with background knowledge also ``background``, the
-   N-Triples lines of the static graph and ontology, which the query text carries as comment lines so
-   that shrinking keeps them and the ``.query`` file replays them) plus the shrunk case as
+   case id, the shrunk case, and whatever the language's ``Language.case_extras`` adds, e.g. background
+   knowledge the query text carries as comment lines) plus the shrunk case as
    ``case-<id>.query`` / ``case-<id>.jsonl`` for ``ceplab compare``.
 
 The Spark session (:func:`spark_session`) runs ``local[*]`` by default, logs only errors, has no UI,
@@ -143,34 +142,15 @@ class _FaultyEvaluator:
         return out + self.held
 
 
-def _stream_json(stream: Any, lang: Any = None) -> list[dict]:
-    """Events as JSON objects: the language's ``extra["stream_to_json"]`` hook, else ``event.to_json()``."""
-    hook = getattr(lang, "extra", {}).get("stream_to_json") if lang is not None else None
-    if hook is not None:
-        return hook(stream)
-    return [e.to_json() for e in stream]
+def _stream_json(stream: Any, lang: Any) -> list[dict]:
+    """Events as JSON objects (the language's ``stream_to_json``)."""
+    return lang.stream_to_json(stream)
 
 
-def stream_from_json(items: list[dict], name: str = "<reproducer>", lang: Any = None) -> Any:
-    """A stream from a list of event JSON objects (as written in reproducers).
-
-    Uses the language's ``extra["stream_from_json"]`` hook when ``lang`` has one (ETALIS), else
-    :func:`ceplab.semantics.events.parse_jsonl` (flat CEL-style streams).
-    """
-    hook = getattr(lang, "extra", {}).get("stream_from_json") if lang is not None else None
-    if hook is not None:
-        return hook(items, name)
-    from ceplab.semantics.events import parse_jsonl
-
-    return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
-
-
-def _event_row(lang: Any, e: Any) -> tuple[int, str, dict]:
-    """``(time, type, attrs)`` of an event for the streams table (``extra["event_row"]`` hook)."""
-    hook = lang.extra.get("event_row")
-    if hook is not None:
-        return hook(e)
-    return e.time, e.type, e.attrs
+def stream_from_json(items: list[dict], name: str, lang: Any) -> Any:
+    """A stream from a list of event JSON objects as written in reproducers (the language's
+    ``stream_from_json``)."""
+    return lang.stream_from_json(items, name)
 
 
 def _limits(limits_kw: dict | None) -> Any:
@@ -187,10 +167,10 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
     engine_count``; for anything but ``agree`` also the full case and both sides' results.
     """
     from ceplab.semantics.errors import InputError
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
     from ceplab.workbench.compare import compare, options_to_json, sort_json
 
-    lang = faulty_language(languages.get(lang_name), fault)
+    lang = faulty_language(language.get(lang_name), fault)
     qtext, stream, options = lang.random_case(case_rng(seed, lang_name, case_id), length)
     row: dict[str, Any] = {"case_id": case_id, "verdict": "agree", "oracle_seconds": 0.0,
                            "engine_seconds": 0.0, "oracle_count": None, "engine_count": None,
@@ -230,22 +210,21 @@ def _run_partition(lang_name: str, seed: int, length: int, fault: str | None,
 
 
 def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> Iterator[tuple]:
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
 
-    lang = languages.get(lang_name)
+    lang = language.get(lang_name)
     for cid in ids:
         _q, stream, _o = lang.random_case(case_rng(seed, lang_name, cid), length)
         for i, e in enumerate(stream):
-            t, typ, attrs = _event_row(lang, e)
+            t, typ, attrs = lang.event_row(e)
             yield (cid, i, t, typ, json.dumps(attrs, sort_keys=True))
 
 
-def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str = "cel") -> Any:
+def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str) -> Any:
     """The streams of cases ``0..n-1`` as a DataFrame.
 
     Columns: ``stream_id`` (= case id), ``position``, ``time``, ``type``, ``attrs`` (JSON object
-    text; for languages with an ``extra["event_row"]`` hook whatever it puts there, e.g. ETALIS:
-    ``time`` = start, ``attrs`` = ``{"args": [...], "end": end}``). Generated on the executors from
+    text), as the language's ``Language.event_row`` gives them. Generated on the executors from
     the same seeds as the fuzz cases.
     """
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
@@ -434,11 +413,11 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
                      fault: str | None = None, limits_kw: dict | None = None,
                      shrink_s: float = 30.0) -> Path:
     """Shrink a failing case on the driver and write its JSON reproducer; returns its path."""
-    from ceplab.workbench import languages
+    from ceplab.workbench import language
     from ceplab.workbench.compare import compare, options_from_kv, sort_json
     from ceplab.workbench.shrink import shrink
 
-    lang = faulty_language(languages.get(lang_name), fault)
+    lang = faulty_language(language.get(lang_name), fault)
     cid = row["case_id"]
     stream = stream_from_json(row.get("stream", []), f"case-{cid}", lang)
     opts_json = row.get("options", {})
@@ -492,10 +471,9 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
         "regenerate": f"python -c \"from ceplab.workbench.spark import replay_case; "
                       f"print(replay_case({lang_name!r}, {seed}, {length}, {cid}))\"",
     }
-    bg_hook = lang.extra.get("background_json")     # EP-SPARQL: background knowledge written in the query
-    if bg_hook is not None:
-        repro["background"] = bg_hook(row["query"])
-        shrunk_json["background"] = bg_hook(shrunk.query)
+    if lang.case_extras is not None:     # e.g. background knowledge written into the query text
+        repro.update(lang.case_extras(row["query"]) or {})
+        shrunk_json.update(lang.case_extras(shrunk.query) or {})
     path = base.parent / f"{base.name}-{verdict}.json"
     path.write_text(json.dumps(repro, indent=2) + "\n", encoding="utf-8")
     return path

@@ -206,7 +206,7 @@ def dispatch_order(program) -> dict[int, int]:
 
 #: ETALIS's ``event_consumption_policy`` flag values -> ceplab policies (None: no counterpart).  ETALIS's
 #: ``recent`` and ``chronological`` keep one goal per key and consume it (``storage.P``: ``retractall`` before
-#: ``asserta``/``assertz``); ``recent_2``/``chronological_2`` are plain LIFO/FIFO (see workbench/peers/etalis.py).
+#: ``asserta``/``assertz``); ``recent_2``/``chronological_2`` are plain LIFO/FIFO (see workbench/langs/etalis/peer.py).
 ETALIS_POLICY_FLAGS: dict[str, str | None] = {"unrestricted": "unrestricted", "chronological_2": "chronological",
                                               "recent_2": "recent_lifo", "recent": None, "chronological": None}
 

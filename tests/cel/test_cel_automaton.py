@@ -21,7 +21,7 @@ from ceplab.semantics.cel.ast import Query
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Event, Stream
-from ceplab.workbench.strategies import cel_formulas
+from ceplab.workbench.langs.cel.generators import cel_formulas
 
 from cel_brute import brute_all
 

@@ -21,8 +21,8 @@ from ceplab.semantics.cel.rewrite import engine_form
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Stream
 from ceplab.workbench.compare import compare
-from ceplab.workbench.languages import get
-from ceplab.workbench.strategies import cel_cases, gen_stream, random_cel_case, RandomChooser
+from ceplab.workbench.language import get
+from ceplab.workbench.langs.cel.generators import cel_cases, gen_stream, random_cel_case, RandomChooser
 
 from cel_brute import brute
 

@@ -3,7 +3,7 @@
 Generated cases cover every operator (nested ``+``, OR inside ``;``, AND, unary and binary filters
 on variables bound inside and outside iterations, WITHIN) and every strategy; streams use small
 type alphabets and attribute values from {0,1,2}, with interleavings such as A B A B
-(``ceplab.workbench.strategies``). The ``ci`` profile runs 200 examples per test.
+(``ceplab.workbench.langs.cel.generators``). The ``ci`` profile runs 200 examples per test.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from ceplab.semantics.cel.ast import Or, Query, STRATEGIES
 from ceplab.semantics.cel.options import Options
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.workbench.compare import compare
-from ceplab.workbench.languages import get
-from ceplab.workbench.strategies import cel_cases, cel_formulas, cel_options, cel_streams
+from ceplab.workbench.language import get
+from ceplab.workbench.langs.cel.generators import cel_cases, cel_formulas, cel_options, cel_streams
 
 CEL = get("cel")
 LIMITS = Limits(time_s=60)
@@ -125,7 +125,7 @@ def test_generated_cases_cover_every_operator_and_strategy():
     from ceplab.semantics.cel import ast as A
     from ceplab.semantics.cel.analysis import has_binary
     from ceplab.semantics.cel.parser import parse
-    from ceplab.workbench.strategies import random_cel_case
+    from ceplab.workbench.langs.cel.generators import random_cel_case
 
     seen: Counter = Counter()
     for i in range(400):

@@ -20,7 +20,7 @@ from ceplab.semantics.cel.ast import Query
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Event, Stream
-from ceplab.workbench.strategies import cel_cases
+from ceplab.workbench.langs.cel.generators import cel_cases
 
 from cel_brute import brute
 
@@ -253,7 +253,7 @@ def test_window_on_long_streams(data):
     """WITHIN w with construction pruning and garbage collection == the unwindowed engine's
     output structure enumerated with the bound ``min C >= j - w`` (no pruning, no collection),
     on streams long enough for the collector to cut (lengths up to 60, w in 0..8)."""
-    from ceplab.workbench.strategies import cel_formulas
+    from ceplab.workbench.langs.cel.generators import cel_formulas
     f = data.draw(cel_formulas(unary_only=True, safe_only=True, allow_and=False,
                                types=("A", "B", "C")))
     n = data.draw(st.integers(0, 60))

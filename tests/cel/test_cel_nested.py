@@ -25,7 +25,7 @@ from ceplab.semantics.cel.options import Options
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.errors import ParseError, UnsupportedError
 from ceplab.semantics.events import Stream
-from ceplab.workbench.strategies import TYPE_ALPHABETS, HypothesisChooser, gen_nested_cel_query, gen_stream
+from ceplab.workbench.langs.cel.generators import TYPE_ALPHABETS, HypothesisChooser, gen_nested_cel_query, gen_stream
 
 from cel_brute import brute
 
@@ -262,7 +262,7 @@ def test_window_keeps_engine_state_bounded():
 @st.composite
 def nested_cases(draw, strategy):
     """A random formula with one nested ``strategy(psi)`` (the shared generator
-    :func:`ceplab.workbench.strategies.gen_nested_cel_query`, also used by ``ceplab fuzz cel``) and a
+    :func:`ceplab.workbench.langs.cel.generators.gen_nested_cel_query`, also used by ``ceplab fuzz cel``) and a
     stream over the same alphabet."""
     ch = HypothesisChooser(draw)
     types = ch.choice(TYPE_ALPHABETS)
@@ -311,7 +311,7 @@ def test_fuzz_draws_nested_cases_under_compositional():
     is a function of the seed."""
     import random
 
-    from ceplab.workbench.cel_language import P_NESTED, _random_case
+    from ceplab.workbench.langs.cel import P_NESTED, _random_case
     draws = [_random_case(random.Random(i), 6) for i in range(300)]
     nested = [(t, o) for t, _s, o in draws if o.nested_strategies == "compositional"]
     assert 0.5 * P_NESTED * 300 < len(nested) < 2 * P_NESTED * 300
@@ -330,7 +330,7 @@ def _nodes(f):
 
 
 def test_shrinker_simplifies_inside_nested_strategies():
-    from ceplab.workbench.shrink import cel_simplifications
+    from ceplab.workbench.langs.cel.simplify import simplifications as cel_simplifications
     cands = list(cel_simplifications("NXT(A AS a ; MAX((B AS b)+ WITHIN 2))"))
     assert "NXT((A AS a ; MAX((B AS b)+)))" in cands          # the block's window dropped
     assert "NXT((A AS a ; MAX(B AS b WITHIN 2)))" in cands    # shrunk inside the block

@@ -19,7 +19,7 @@ from ceplab.semantics.cel.rewrite import (MAX_NODES, alpha_rename, disjuncts, dn
                                    split_filters)
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Stream
-from ceplab.workbench.strategies import (HypothesisChooser, cel_cases, cel_formulas, cel_streams,
+from ceplab.workbench.langs.cel.generators import (HypothesisChooser, cel_cases, cel_formulas, cel_streams,
                                   gen_cel_pred)
 
 LIMITS = Limits(time_s=60, isolate=False)  # tiny cases: skip the per-call fork

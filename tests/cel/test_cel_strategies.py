@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.cel.analysis import check_well_formed, is_safe, is_unary, vdef_plus
 from ceplab.semantics.cel.parser import parse
-from ceplab.workbench.strategies import (TYPE_ALPHABETS, CelStrategies, HypothesisChooser,
+from ceplab.workbench.langs.cel.generators import (TYPE_ALPHABETS, CelStrategies, HypothesisChooser,
                                   RandomChooser, cel_cases, cel_formulas, cel_queries,
                                   cel_streams, gen_cel_query, gen_stream, random_cel_case)
 

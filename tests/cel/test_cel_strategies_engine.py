@@ -25,7 +25,7 @@ from ceplab.semantics.cel.options import Options
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Event, Stream
-from ceplab.workbench.strategies import cel_cases, cel_options
+from ceplab.workbench.langs.cel.generators import cel_cases, cel_options
 
 from cel_brute import brute, brute_all
 

@@ -1,9 +1,9 @@
-"""ceplab.workbench.data: real stock data converted to event streams; bundled queries parse."""
+"""ceplab.workbench.langs.cel.data: real stock data converted to event streams; bundled queries parse."""
 from __future__ import annotations
 
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.events import parse_jsonl, dumps_jsonl
-from ceplab.workbench import data
+from ceplab.workbench.langs.cel import data
 
 
 def test_eustock_stream_has_1860_days_of_four_indices():

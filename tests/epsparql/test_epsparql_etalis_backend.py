@@ -20,7 +20,7 @@ from ceplab.semantics.epsparql.results import n3
 from ceplab.semantics.epsparql.streams import Background, Occurrence
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis.parser import parse as etalis_parse
-from ceplab.workbench.strategies import epsparql_streams
+from ceplab.workbench.langs.epsparql.generators import epsparql_streams
 
 EX = "http://example.org/"
 PREFIX = f"PREFIX : <{EX}>\n"

@@ -295,7 +295,7 @@ def test_sequentional_breaks_monotonicity_optionalseq_does_not():
 def test_real_data_prefixes_engine():
     """P1 on the bundled real-data cases (engine only, cheap): the engine run on a prefix of the stream
     emits exactly the full run's results ending by the prefix's last tick."""
-    from ceplab.workbench import epsparql_data as E
+    from ceplab.workbench.langs.epsparql import data as E
 
     for name, text, stream in E.real_cases(include_background=False):
         qs = parse(text)

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 from ceplab.semantics.epsparql.options import Options
 from ceplab.semantics.epsparql.results import Derived, Row
 from ceplab.semantics.errors import UnsupportedError
-from ceplab.workbench import cli, languages
+from ceplab.workbench import cli, language as languages
 from ceplab.workbench.compare import compare
-from ceplab.workbench.epsparql_language import (paper_expected, parse_compact_stream, project_results,
-                                         result_positions, stream_from_json, stream_to_json)
+from ceplab.workbench.langs.epsparql import result_positions, stream_from_json, stream_to_json
+from ceplab.workbench.langs.epsparql.papers import paper_expected, parse_compact_stream, project_results
 
 runner = CliRunner()
 L = languages.get("epsparql")
@@ -39,20 +39,22 @@ def cmp(text: str, stream, options: Options = Options()):
 
 # ----------------------------------------------------------------------------- registry
 def test_registry_record():
-    assert languages.names()[:3] == ["cel", "etalis", "epsparql"]
+    assert {"cel", "etalis", "epsparql"} <= set(languages.names())
     assert L.name == "epsparql" and L.options is Options
     for hook in ("result_positions", "simplify", "render", "result_from_json", "stream_from_json",
-                 "stream_to_json", "event_row", "drop_events", "paper_stream", "paper_expected",
-                 "project_results"):
-        assert callable(L.extra[hook]), hook
-    assert "EP-SPARQL" in L.extra["paper"] and "WWW 2011" in L.extra["paper"]
+                 "stream_to_json", "event_row", "drop_events", "case_extras"):
+        assert callable(getattr(L, hook)), hook
+    for hook in ("stream", "expected", "project_results"):
+        assert callable(getattr(L.paper_format, hook)), hook
+    assert [i.name for i in L.inputs] == ["background", "ontology"]
+    assert "EP-SPARQL" in L.paper and "WWW 2011" in L.paper
     r = Row(0, (("x", f"<{EX}a>"),), 1, 4)
     assert L.result_to_json(r) == {"query": 0, "mapping": {"x": f"<{EX}a>"}, "start": 1, "end": 4}
-    assert L.extra["result_from_json"](L.result_to_json(r)) == r
+    assert L.result_from_json(L.result_to_json(r)) == r
     d = Derived(f"<{EX}a>", f"<{EX}p>", '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', 0, 2)
-    assert L.extra["result_from_json"](L.result_to_json(d)) == d
+    assert L.result_from_json(L.result_to_json(d)) == d
     qs = L.parse(E11)
-    assert L.parse(L.extra["render"](qs)) == qs
+    assert L.parse(L.render(qs)) == qs
     assert isinstance(L.real_cases(), list)
 
 
@@ -61,8 +63,8 @@ def test_compact_streams_expected_and_json_round_trip():
     assert [(str(o.s), o.start, o.end, o.position) for o in s] == [
         (f"{EX}a", 2, 2, 0), (f"{EX}a", 3, 3, 1), (f"{EX}b", 1, 4, 2)]
     assert stream_from_json(stream_to_json(s)) == s
-    assert L.extra["drop_events"](s, [0])[0].position == 0
-    t, p, attrs = L.extra["event_row"](s[2])
+    assert L.drop_events(s, [0])[0].position == 0
+    t, p, attrs = L.event_row(s[2])
     assert (t, p, attrs["end"]) == (1, f"<{EX}q>", 4)
     exp = paper_expected([{"map": {"x": "a", "n": 2}, "at": [1, 2]}, {"triple": "a p 1", "at": [0, 0]}])
     assert exp[0]["mapping"] == {"x": f"<{EX}a>", "n": '"2"^^<http://www.w3.org/2001/XMLSchema#integer>'}
@@ -211,7 +213,8 @@ def test_hypothesis_strategies(text, stream, options):
 
 # ----------------------------------------------------------------------------- shrinking
 def test_shrinking_reduces_an_artificial_disagreement():
-    from ceplab.workbench.shrink import epsparql_simplifications, shrink
+    from ceplab.workbench.langs.epsparql.simplify import simplifications as epsparql_simplifications
+    from ceplab.workbench.shrink import shrink
 
     inner = L.evaluator
 
@@ -313,7 +316,7 @@ def test_seeded_fuzz_draw_contains_background_cases():
     """A quarter of the seeded random cases (the Spark fuzzer's) draw background knowledge (note A14) inline in
     the query text; parse hands it to oracle and engine, and it changes answers in some cases."""
     from ceplab.semantics.epsparql.streams import Background
-    from ceplab.workbench.epsparql_language import WithBackground, background_lines
+    from ceplab.workbench.langs.epsparql.background import WithBackground, background_lines
     from ceplab.workbench.spark import case_rng, run_case
 
     cases = [L.random_case(case_rng(7, "epsparql", i), 6) for i in range(80)]
@@ -340,7 +343,7 @@ def test_reproducer_with_background_round_trips(tmp_path):
     """A disagreement on a case with inline background: the JSON reproducer records the background, the shrunk
     query keeps it (it is needed for the failure), and the reproducer's query, stream and .query/.jsonl files
     read back to the same case."""
-    from ceplab.workbench.epsparql_language import (WithBackground, background_comment, inline_background,
+    from ceplab.workbench.langs.epsparql.background import (WithBackground, background_comment, inline_background,
                                              stream_to_json)
     from ceplab.workbench.spark import stream_from_json as spark_stream_from_json
     from ceplab.workbench.spark import write_reproducer

@@ -147,14 +147,14 @@ def _tiny_grid() -> BE.Grid:
 
 
 def test_peer_skipped_with_reason(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ceplab.workbench.peers.etalis", None)     # import fails
+    monkeypatch.setitem(sys.modules, "ceplab.workbench.langs.etalis.peer", None)     # import fails
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
     assert rep["peer"]["skipped"].startswith("peer not available: ")
     assert any(t["target"].startswith("ratio to ETALIS") and t["ok"] is None for t in rep["targets"])
 
 
 def test_peer_ratio_plumbing(monkeypatch):
-    from ceplab.workbench.peers import etalis as peer
+    from ceplab.workbench.langs.etalis import peer as peer
     calls = []
 
     def fake_bench_seq(n, window, policy, **kw):

@@ -1,4 +1,4 @@
-"""ceplab.workbench.etalis_data: vega_datasets weather data as ETALIS streams; the bundled weather rule sets parse and
+"""ceplab.workbench.langs.etalis.data: vega_datasets weather data as ETALIS streams; the bundled weather rule sets parse and
 the incremental engine equals the clingo oracle (unrestricted, default Options) on each of them."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.parser import parse
 from ceplab.semantics.etalis.streams import StreamEvent, dumps_jsonl, dumps_stream, read_jsonl_events, read_stream_file
-from ceplab.workbench import data as cel_data
-from ceplab.workbench import etalis_data as E
+from ceplab.workbench.langs.cel import data as cel_data
+from ceplab.workbench.langs.etalis import data as E
 
 LIMITS = Limits(time_s=60)
 CASES = E.real_cases()

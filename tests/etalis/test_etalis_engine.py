@@ -236,11 +236,11 @@ def test_gc_bounds_memory():
 
 
 # ------------------------------------------------------------------------------------------------ differential
-# The random programs and streams are the workbench's shared generators (ceplab.workbench.strategies, also used
+# The random programs and streams are the workbench's shared generators (ceplab.workbench.langs.etalis.generators, also used
 # by `ceplab fuzz etalis`): nested operators over all nine binary ops, not, windows incl.
 # event_rule_window, where, time points, multi-rule hierarchies, self-recursion, a guarded counter;
 # streams with ties and interval-stamped inputs.
-from ceplab.workbench.strategies import etalis_programs, etalis_streams  # noqa: E402
+from ceplab.workbench.langs.etalis.generators import etalis_programs, etalis_streams  # noqa: E402
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -2,7 +2,7 @@
 step-indexed ASP specification (asp/etalis_policy.py) on random rule sets and streams, under every policy and
 every switch both implement (ETALIS-P, semantics/etalis/policies.py; issue 3 section 4).
 
-Random programs: the shared generator of ceplab.workbench.strategies (nested operators, not, windows incl.
+Random programs: the shared generator of ceplab.workbench.langs.etalis.generators (nested operators, not, windows incl.
 event_rule_window, where, time points, hierarchies, self-recursion, a guarded counter); streams with ties and
 interval inputs.  The engine's emissions are also checked for the streaming contract: every result once, and
 by the time of the event whose end reaches it (the prefix property is tests/test_etalis_properties.py).
@@ -18,7 +18,7 @@ from ceplab.engine.etalis import evaluator
 from ceplab.semantics.errors import ParseError
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.parser import parse
-from ceplab.workbench.strategies import etalis_programs, etalis_streams
+from ceplab.workbench.langs.etalis.generators import etalis_programs, etalis_streams
 
 FAST = Limits(time_s=60, isolate=False)
 

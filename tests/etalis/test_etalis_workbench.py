@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 
 from ceplab.semantics.errors import InputError, UnsupportedError
 from ceplab.semantics.etalis.options import Options
-from ceplab.workbench import cli, languages
+from ceplab.workbench import cli, language as languages
 from ceplab.workbench.compare import OptionError, compare, options_from_kv
-from ceplab.workbench.etalis_language import parse_compact_stream, project_results, result_positions
+from ceplab.workbench.langs.etalis import result_positions
+from ceplab.workbench.langs.etalis.papers import parse_compact_stream, project_results
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -39,14 +40,17 @@ def test_registry_record():
     assert "etalis" in languages.names() and "cel" in languages.names()
     assert L.name == "etalis" and L.options is Options
     for hook in ("result_positions", "simplify", "render", "result_from_json", "stream_from_json",
-                 "event_row", "drop_events", "paper_stream", "pattern_query", "project_results"):
-        assert callable(L.extra[hook]), hook
-    assert "Anicic" in L.extra["paper"] and "Applied Artificial Intelligence" in L.extra["paper"]
+                 "event_row", "drop_events", "declared_options"):
+        assert callable(getattr(L, hook)), hook
+    for hook in ("stream", "pattern_query", "project_results"):
+        assert callable(getattr(L.paper_format, hook)), hook
+    assert L.result_end is None and set(L.peers) == {"etalis"}
+    assert "Anicic" in L.paper and "Applied Artificial Intelligence" in L.paper
     r = ("d(1,abc)", 2, 5)
     assert L.result_to_json(r) == ["d(1,abc)", 2, 5]
-    assert L.extra["result_from_json"](L.result_to_json(r)) == r
+    assert L.result_from_json(L.result_to_json(r)) == r
     prog = L.parse(T2)
-    assert L.parse(L.extra["render"](prog)) == prog
+    assert L.parse(L.render(prog)) == prog
     assert isinstance(L.real_cases(), list)
 
 

@@ -1,6 +1,6 @@
-"""The ETALIS peer adapter (workbench/peers/etalis.py).
+"""The ETALIS peer adapter (workbench/langs/etalis/peer.py).
 
-Tests that run ETALIS skip cleanly (with :func:`ceplab.workbench.peers.etalis.unavailable_reason`) unless
+Tests that run ETALIS skip cleanly (with :func:`ceplab.workbench.langs.etalis.peer.unavailable_reason`) unless
 ``ETALIS_HOME`` names an ETALIS source tree and ``swipl`` is on the PATH.  Then ETALIS's fired events are
 compared with our clingo oracle under the unrestricted policy:
 
@@ -17,7 +17,7 @@ from ceplab.asp.etalis import oracle
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.parser import parse
 from ceplab.semantics.etalis.streams import read_stream_file
-from ceplab.workbench.peers import etalis as P
+from ceplab.workbench.langs.etalis import peer as P
 
 
 @pytest.fixture
@@ -76,16 +76,16 @@ def test_etalis_source_rewrites_our_extensions():
 
 @pytest.mark.parametrize("rules", ["d <- ((a seq b).2 seq c).", "d <- (0 seq 6) during a."])
 def test_inexpressible_constructs_raise(rules):
-    with pytest.raises(P.Unsupported):
+    with pytest.raises(P.UnsupportedError):
         P.etalis_source(parse(rules, check=False))
 
 
 def test_policy_mapping():
     assert P.POLICY_FLAGS == {"unrestricted": "unrestricted", "chronological": "chronological_2",
                               "recent_lifo": "recent_2"}
-    with pytest.raises(P.Unsupported, match="no ETALIS counterpart"):
+    with pytest.raises(P.UnsupportedError, match="no ETALIS counterpart"):
         P.run_etalis("d <- a seq b.", [], policy="recent")
-    with pytest.raises(P.Unsupported):
+    with pytest.raises(P.UnsupportedError):
         P.run_etalis("d <- a seq b.", [], etalis_flag="newest")
 
 

@@ -202,7 +202,7 @@ def test_papers_check_json():
 
 @pytest.mark.skipif(not cli.java_available(), reason="no java")
 def test_verify_without_spark(monkeypatch):
-    import ceplab.workbench.data as D
+    import ceplab.workbench.langs.cel.data as D
     from ceplab.semantics.events import Stream
 
     monkeypatch.setattr(D, "real_cases", lambda: [

@@ -9,7 +9,7 @@ import pytest
 
 from ceplab.semantics.events import Stream
 from ceplab.workbench.compare import OptionError, Report, compare, options_from_kv, position_problems
-from ceplab.workbench.languages import Language
+from ceplab.workbench.language import Language
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,13 @@ def fake_lang(oracle_results, script, deferred=False, oracle_raises=None) -> Lan
             raise oracle_raises
         return Und("time limit 1 s") if oracle_results is None else Res(frozenset(oracle_results))
 
-    return Language(name="fake", parse=lambda t, f=None: t, parse_file=lambda p: p,
+    return Language(name="fake", paper="-", parse=lambda t, f=None: t, parse_file=lambda p: p, render=str,
                     read_stream=lambda p: p, options=Opts, oracle=oracle,
                     evaluator=lambda q, o: ScriptedEvaluator(script), result_to_json=list,
-                    result_end=lambda r: r[-1], extra={"deferred": lambda q, o: deferred})
+                    result_from_json=tuple, stream_to_json=lambda s: [e.to_json() for e in s],
+                    stream_from_json=lambda items, name: items, drop_events=lambda s, d: s,
+                    event_row=lambda e: (e.time, e.type, e.attrs),
+                    result_end=lambda r: r[-1], deferred=lambda q, o: deferred)
 
 
 STREAM = Stream.of("ABCD")
@@ -186,7 +189,7 @@ def test_drop_events_renumbers():
 def test_cel_simplifications_are_smaller_and_mostly_parse():
     from ceplab.semantics.cel.ast import size
     from ceplab.semantics.cel.parser import parse
-    from ceplab.workbench.shrink import cel_simplifications
+    from ceplab.workbench.langs.cel.simplify import simplifications as cel_simplifications
 
     text = 'MAX(((A AS x FILTER x.v > 1) ; (B AS y)+) OR C AS z WITHIN 3)'
     q = parse(text)
@@ -200,7 +203,7 @@ def test_cel_simplifications_are_smaller_and_mostly_parse():
 
 
 def test_shrink_injected_fault_with_real_cel():
-    from ceplab.workbench import languages
+    from ceplab.workbench import language as languages
     from ceplab.workbench.shrink import shrink
     from ceplab.workbench.spark import faulty_language
 

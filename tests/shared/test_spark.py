@@ -27,7 +27,7 @@ def _key(summary):
 
 def test_generate_streams(spark, tmp_path):
     from ceplab.workbench.spark import case_rng, generate_streams
-    from ceplab.workbench import languages
+    from ceplab.workbench import language as languages
 
     df = generate_streams(spark, 5, 4, seed=11)
     assert df.columns == ["stream_id", "position", "time", "type", "attrs"]

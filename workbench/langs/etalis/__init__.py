@@ -1,21 +1,21 @@
-"""Registers ETALIS (Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: "Real-time complex event
+"""ETALIS (Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: "Real-time complex event
 recognition and reasoning -- a logic programming approach", Applied Artificial Intelligence 26(1-2),
-2012) as ``etalis`` in :mod:`ceplab.workbench.languages`.
+2012) as a ceplab language plugin: :data:`LANGUAGE`, registered under the entry point ``etalis``.
 
 The record wires together the parser (:mod:`ceplab.semantics.etalis.parser`, ``.event`` rule files), the
 stream readers (:func:`ceplab.semantics.etalis.streams.read_events`: JSON Lines or ``.stream``), the switches
 (:class:`ceplab.semantics.etalis.options.Options`), the clingo oracle (:func:`ceplab.asp.etalis.oracle`), the
 incremental engine (:func:`ceplab.engine.etalis.evaluator`), the seeded generators and hypothesis
-strategies (:mod:`ceplab.workbench.strategies`), the bundled real-data cases
-(``ceplab.workbench.etalis_data.real_cases``, optional) and the paper's worked examples
-(``papers-check/etalis``).
+strategies (:mod:`.generators`), the shrinking candidates (:mod:`.simplify`), the bundled real-data
+cases (:mod:`.data`), the paper's worked examples (``papers-check/etalis``, :mod:`.papers`), the real
+ETALIS as a peer (:mod:`.peer`) and the benchmark (:mod:`.bench`).
 
 Results are ``(atom_text, start, end)`` tuples; their canonical JSON form (DESIGN.md section 4) is
 ``[atom, start, end]`` with the atom written as in ETALIS (``d(1,abc)``).
 
 Emission positions. ETALIS streams are ordered by end time and a result is determined when the stream
 clock reaches its end (note etalis.md 9.5), by the event that completes it. The language therefore
-provides ``extra["result_positions"]`` (used by :func:`ceplab.workbench.compare.compare` instead of
+provides ``result_positions`` (used by :func:`ceplab.workbench.compare.compare` instead of
 ``result_end``): a result ending at ``t`` is expected
 
 * at the only event ending at ``t``;
@@ -30,9 +30,8 @@ provides ``extra["result_positions"]`` (used by :func:`ceplab.workbench.compare.
 
 ``result_end`` returns the end time of a result (not a position).
 
-Errors: the oracle's and the engine's ``UnsupportedError`` (a ``ValueError``), the oracle's
-``ModelError`` (no unique model) and a consumption policy whose modules are not installed become
-:class:`ceplab.semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
+Errors: the oracle and the engine raise :class:`ceplab.semantics.errors.UnsupportedError` (and
+``ModelError``, a subclass: no unique model); the CLI prints them and exits 2.
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -45,10 +44,10 @@ import random
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ceplab.semantics.errors import InputError, ParseError, UnsupportedError
+from ceplab.semantics.errors import ParseError, PeerError, UnsupportedError
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.streams import read_events
-from ceplab.workbench.languages import Language, register
+from ceplab.workbench.language import Language, PaperFormat, Peer, stream_json_default
 
 PAPER = ("Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: Real-time complex event recognition "
          "and reasoning - a logic programming approach, Applied Artificial Intelligence 26(1-2), 2012")
@@ -74,58 +73,16 @@ def _parse_file(path: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- evaluation
-def _unsupported(e: BaseException, what: str) -> UnsupportedError:
-    if isinstance(e, InputError):
-        return e  # type: ignore[return-value]
-    return UnsupportedError(f"{what}: {e}" if what else str(e))
-
-
-def _is_unsupported(e: BaseException) -> bool:
-    return type(e).__name__ == "UnsupportedError" and not isinstance(e, InputError)
-
-
-def _policy_missing(options: Options, e: ImportError) -> UnsupportedError:
-    return UnsupportedError(f"the consumption policy {options.policy!r} is not available "
-                            f"({type(e).__name__}: {e})")
-
-
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from ceplab.asp.etalis import ModelError, oracle
+    from ceplab.asp.etalis import oracle
 
-    try:
-        return oracle(query, stream, options, limits)
-    except ImportError as e:
-        if options.policy != "unrestricted":
-            raise _policy_missing(options, e) from None
-        raise
-    except ModelError as e:
-        raise UnsupportedError(f"no unique model: {e}") from None
-    except Exception as e:
-        if _is_unsupported(e):
-            raise _unsupported(e, "oracle") from None
-        raise
+    return oracle(query, stream, options, limits)
 
 
 def _evaluator(query: Any, options: Options) -> Any:
     from ceplab.engine.etalis import evaluator
 
-    try:
-        return evaluator(query, options)
-    except ImportError as e:
-        if options.policy != "unrestricted":
-            raise _policy_missing(options, e) from None
-        raise
-    except Exception as e:
-        if _is_unsupported(e):
-            raise _unsupported(e, "") from None
-        raise
-
-
-def _policies() -> bool:
-    """True once the consumption-policy engine and oracle modules exist."""
-    from ceplab.workbench.strategies import _etalis_policy_available
-
-    return _etalis_policy_available()
+    return evaluator(query, options)
 
 
 # ----------------------------------------------------------------------------- results
@@ -139,11 +96,6 @@ def result_from_json(x: Any) -> tuple:
     """Inverse of :func:`result_to_json`."""
     atom, s, e = x
     return (str(atom), int(s), int(e))
-
-
-def result_end(r: Any) -> int:
-    """The end time of a result (ETALIS positions come from ``extra["result_positions"]``)."""
-    return int(r[2])
 
 
 def result_positions(query: Any, stream: Sequence[Any], options: Options, limits: Any,
@@ -188,7 +140,7 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
         todo = set(rs)
         for i in range(lo, hi - 1):
             try:
-                got, undecided, _s, _st = run_oracle(_LANG, query, stream[:i + 1], options, limits)
+                got, undecided, _s, _st = run_oracle(LANGUAGE, query, stream[:i + 1], options, limits)
             except Exception:
                 got, undecided = None, "error"
             if got is None or undecided:
@@ -228,80 +180,15 @@ def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
     return [dataclasses.replace(e, position=i) for i, e in enumerate(kept)]
 
 
-def parse_compact_stream(text: str, file: str = "<string>") -> list:
-    """``"a@1 b(1,x)@2 p@3-5"`` -> stream events (point ``@t`` or interval ``@start-end``), stably
-    ordered by end time, positions renumbered (papers-check notation)."""
-    from ceplab.semantics.errors import StreamError
-    from ceplab.semantics.etalis import ast as A
-    from ceplab.semantics.etalis.parser import parse_term
-    from ceplab.semantics.etalis.streams import StreamEvent
-
-    out = []
-    for i, tok in enumerate(text.split()):
-        atom, at, t = tok.rpartition("@")
-        s, _, e = t.partition("-")
-        if not at or not s.isdigit() or (e and not e.isdigit()):
-            raise StreamError(f"expected ATOM@T or ATOM@START-END, got {tok!r}", file)
-        try:
-            term = parse_term(atom, file)
-        except ParseError as err:
-            raise StreamError(f"bad event {atom!r}: {err.message}", file) from None
-        if isinstance(term, A.Sym):
-            ea = A.EventAtom(term.name, ())
-        elif isinstance(term, A.Compound):
-            ea = A.EventAtom(term.functor, term.args)
-        else:
-            raise StreamError(f"bad event {atom!r}", file)
-        out.append(StreamEvent(ea, int(s), int(e or s), i))
-    out.sort(key=lambda x: x.end)
-    return [dataclasses.replace(x, position=i) for i, x in enumerate(out)]
-
-
-def paper_stream(value: Any, file: str) -> list:
-    """A papers-check stream: inline event objects (JSON Lines form), a ``.jsonl``/``.stream``
-    file next to the case file, or the compact ``"a@1 b(2)@3-5"`` notation."""
-    from ceplab.semantics.errors import StreamError
-    from ceplab.semantics.etalis.streams import read_jsonl_events
-
-    if isinstance(value, dict) and "events" in value:
-        value = value["events"]
-    if isinstance(value, str):
-        if value.endswith((".jsonl", ".stream")):
-            return read_events(Path(file).parent / value)
-        return parse_compact_stream(value, file)
-    if isinstance(value, list):
-        return read_jsonl_events("".join(json.dumps(x) + "\n" for x in value), file)
-    raise StreamError(f"cannot read an ETALIS stream from {value!r}", file)
-
-
-def pattern_query(rules: Any, head: str, pattern: str) -> str:
-    """The query of a Figure-1-style case: the shared ``rules`` plus ``head <- pattern.``."""
-    pre = "\n".join(rules) if isinstance(rules, list) else str(rules or "")
-    return (pre + "\n" if pre else "") + f"{head} <- {pattern}.\n"
-
-
-def project_results(results: list, head: str) -> list:
-    """Canonical results restricted to ``head``: a predicate name (``r``: every ``r`` and ``r(..)``)
-    or one atom (``r(1)``). 0-ary atoms become ``[start, end]`` intervals (how the paper's figures
-    state them), others stay ``[atom, start, end]``."""
-    from ceplab.workbench.compare import sort_json
-
-    out = []
-    for a, s, e in results:
-        if a == head or ("(" not in head and a.split("(", 1)[0] == head):
-            out.append([s, e] if "(" not in a else [a, s, e])
-    return sort_json(out)
-
-
 # ----------------------------------------------------------------------------- generators
 def _strategies() -> Any:
-    from ceplab.workbench.strategies import EtalisStrategies
+    from ceplab.workbench.langs.etalis.generators import EtalisStrategies
 
     return EtalisStrategies()
 
 
 def random_options(rng: random.Random) -> Options:
-    """Random switches the engine implements; a consumption policy only when its modules exist."""
+    """Random switches the engine implements, a consumption policy in 40% of the cases."""
     kw: dict[str, Any] = {}
     if rng.random() < 0.2:
         kw["not_local_vars"] = "free"
@@ -311,7 +198,7 @@ def random_options(rng: random.Random) -> Options:
         kw["window"] = "exactly"
     if rng.random() < 0.1:
         kw["during_result"] = "contained"
-    if _policies() and rng.random() < 0.4:
+    if rng.random() < 0.4:
         kw["policy"] = rng.choice(POLICIES)
         if rng.random() < 0.3:
             kw["interval_policy"] = rng.choice(("longest", "shortest", "max:X", "min:X"))
@@ -328,10 +215,10 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     Rejection sampling: a program that does not parse (``ParseError``, e.g. an unsafe head) or that
     the oracle's compiler / the engine refuse (``UnsupportedError``) is redrawn from the same ``rng``
     (at most 30 times). Switches the engine refuses for the drawn program (``during_result=
-    contained`` with ``not``, a policy whose modules are missing) fall back to the defaults, so the
+    contained`` with ``not``) fall back to the defaults, so the
     case stays a function of the seed.
     """
-    from ceplab.workbench.strategies import random_etalis_case
+    from ceplab.workbench.langs.etalis.generators import random_etalis_case
 
     text, stream, prog = "", [], None
     for _ in range(30):
@@ -348,7 +235,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
         for cand in (options, dataclasses.replace(options, during_result="container"), Options()):
             try:
                 _evaluator(prog, cand)
-            except (UnsupportedError, ValueError):
+            except UnsupportedError:
                 continue
             options = cand
             break
@@ -356,23 +243,15 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
 
 
 def _real_cases() -> list:
-    try:
-        from ceplab.workbench.etalis_data import real_cases
-    except ImportError:
-        return []
+    from ceplab.workbench.langs.etalis.data import real_cases
+
     return real_cases()
 
 
-def _paper_cases() -> list:
-    from ceplab.workbench.papers import load_cases
+def _simplify(text: str) -> Any:
+    from ceplab.workbench.langs.etalis.simplify import simplifications
 
-    return load_cases("etalis")
-
-
-def _simplify(text: str, lang: Any = None) -> Any:
-    from ceplab.workbench.shrink import etalis_simplifications
-
-    return etalis_simplifications(text, lang)
+    return simplifications(text)
 
 
 def _render(query: Any) -> str:
@@ -425,63 +304,66 @@ def declared_options(query: Any, options: Options, explicit: set[str], file: str
 
 
 def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | None = None) -> frozenset:
-    """The real ETALIS (``ceplab.workbench.peers.etalis``) on the same rules and stream under the matching policy.
+    """The real ETALIS (:mod:`.peer`) on the same rules and stream under the matching policy.
 
     Returns:
         the set of ``(atom_text, start, end)`` ETALIS fired for derived predicates.
 
     Raises:
-        ceplab.semantics.errors.UnsupportedError: the peer is not available (the reason is given), the policy has no
-            ETALIS counterpart (``recent``), or the rules use a construct ETALIS cannot express.
-        RuntimeError: ETALIS failed or timed out (``PeerError``).
+        ceplab.semantics.errors.PeerError: the peer is absent (``ETALIS_HOME`` or ``swipl`` missing, by
+            name), failed or timed out.
+        ceplab.semantics.errors.UnsupportedError: the policy has no ETALIS counterpart (``recent``), or
+            the rules use a construct ETALIS cannot express.
     """
-    from ceplab.workbench.peers import etalis as P
+    from ceplab.workbench.langs.etalis import peer as P
 
     reason = P.unavailable_reason()
     if reason is not None:
-        raise UnsupportedError(reason)
-    try:
-        res = P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60)
-    except P.Unsupported as e:
-        raise UnsupportedError(f"peer etalis: {e}") from None
-    return res.results
+        raise PeerError(reason)
+    return P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60).results
 
 
-def _factory() -> Language:
-    return _LANG
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.etalis.bench import BENCHMARK
+
+    return BENCHMARK
 
 
-_LANG = Language(
+def _papers() -> PaperFormat:
+    from ceplab.workbench.langs.etalis import papers as P
+
+    return PaperFormat(stream=P.paper_stream, pattern_query=P.pattern_query,
+                       project_results=P.project_results,
+                       provenance_legend="T = paper text, R = reconstructed rule text, I = implementation, "
+                                         "V = clingo-verified (note etalis.md 0, 5)")
+
+
+LANGUAGE = Language(
     name="etalis",
+    paper=PAPER,
     parse=_parse,
     parse_file=_parse_file,
+    render=_render,
     read_stream=read_events,
     options=Options,
     oracle=_oracle,
     evaluator=_evaluator,
     result_to_json=result_to_json,
-    result_end=result_end,
+    result_from_json=result_from_json,
+    stream_to_json=stream_json_default,
+    stream_from_json=stream_from_json,
+    drop_events=drop_events,
+    event_row=event_row,
+    result_positions=result_positions,
     strategies=_strategies,
-    real_cases=_real_cases,
-    paper_cases=_paper_cases,
     random_case=_random_case,
-    extra={
-        "result_positions": result_positions,
-        "declared_options": declared_options,
-        "peers": {"etalis": peer_etalis},
-        "simplify": _simplify,
-        "render": _render,
-        "result_from_json": result_from_json,
-        "stream_from_json": stream_from_json,
-        "event_row": event_row,
-        "drop_events": drop_events,
-        "paper_stream": paper_stream,
-        "pattern_query": pattern_query,
-        "project_results": project_results,
-        "paper": PAPER,
-        "provenance_legend": "T = paper text, R = reconstructed rule text, I = implementation, "
-                             "V = clingo-verified (note etalis.md 0, 5)",
-    },
+    simplify=_simplify,
+    real_cases=_real_cases,
+    papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "etalis",
+    paper_format=_papers(),
+    declared_options=declared_options,
+    peers={"etalis": Peer("etalis", "the real ETALIS on SWI-Prolog under the matching consumption policy "
+                                    "(needs ETALIS_HOME, a checkout of github.com/sspider/etalis, and swipl "
+                                    "on the PATH)", peer_etalis)},
+    benchmark=_benchmark,
 )
-
-register("etalis", _factory)

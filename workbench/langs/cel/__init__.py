@@ -1,24 +1,27 @@
-"""Registers CEL (Grez, Riveros, Ugarte, Bucchi, "Foundations of Complex Event Processing") as
-``cel`` in :mod:`ceplab.workbench.languages`.
+"""CEL (Grez, Riveros, Ugarte, Bucchi, "Foundations of Complex Event Processing", arXiv:1709.05369) as a
+ceplab language plugin: :data:`LANGUAGE`, registered under the entry point ``cel``.
 
-The record wires together the parser (:mod:`ceplab.semantics.cel.parser`), the switches
-(:class:`ceplab.semantics.cel.options.Options`), the clingo oracle (:func:`ceplab.asp.cel.oracle`), the incremental
-engine (:func:`ceplab.engine.cel.evaluator`), the canonical result form (:mod:`ceplab.semantics.cel.results`: a
-complex event is the sorted tuple of its positions, emitted at its last position), the hypothesis
-strategies and seeded generators (:mod:`ceplab.workbench.strategies`), the bundled real-data cases
-(:func:`ceplab.workbench.data.real_cases`) and the paper's worked examples (``papers-check/cel``).
+The plugin wires together the parser (:mod:`ceplab.semantics.cel.parser`), the switches
+(:class:`ceplab.semantics.cel.options.Options`), the clingo oracle (:func:`ceplab.asp.cel.oracle`), the
+incremental engine (:func:`ceplab.engine.cel.evaluator`), the canonical result form
+(:mod:`ceplab.semantics.cel.results`: a complex event is the sorted tuple of its positions, emitted at
+its last position), the generators (:mod:`.generators`), the shrinking candidates (:mod:`.simplify`),
+the bundled real-data cases (:mod:`.data`), the paper's worked examples (``papers-check/cel``), the
+benchmark (:mod:`.bench`) and the OpenCEP peer of the benchmark (:mod:`.peer`).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from ceplab.semantics.cel import results as R
 from ceplab.semantics.cel.options import Options
-from ceplab.semantics.events import read_stream
-from ceplab.workbench.languages import Language, register
+from ceplab.semantics.events import parse_jsonl, read_stream
+from ceplab.workbench.language import Language, PaperFormat, stream_json_default
+from ceplab.workbench.shrink import drop_events
 
 
 # The workbench parses before it knows the switches (``ceplab run --set ...``): nested strategies
@@ -57,7 +60,7 @@ def _deferred(query: Any, options: Options) -> bool:
 
 
 def _strategies() -> Any:
-    from ceplab.workbench.strategies import CelStrategies
+    from ceplab.workbench.langs.cel.generators import CelStrategies
 
     return CelStrategies()
 
@@ -66,7 +69,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
     """A seeded random case: the shared generator's (query, stream) plus random switches.
 
     A fraction :data:`P_NESTED` of the cases has one nested selection strategy
-    (:func:`ceplab.workbench.strategies.random_nested_cel_case`) and runs under
+    (:func:`.generators.random_nested_cel_case`) and runs under
     ``nested_strategies="compositional"``.  Rejection sampling keeps the case inside the engine's
     fragment: a query the engine refuses
     (``UnsupportedError``, e.g. a binary filter checked before its variables are bound) is redrawn
@@ -74,7 +77,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
     outside the fragment are the oracle's alone and are exercised by its own tests.
     """
     from ceplab.semantics.errors import UnsupportedError
-    from ceplab.workbench.strategies import random_cel_case, random_nested_cel_case
+    from ceplab.workbench.langs.cel.generators import random_cel_case, random_nested_cel_case
 
     nested = rng.random() < P_NESTED
     base = Options(nested_strategies="compositional") if nested else Options()
@@ -96,21 +99,15 @@ P_NESTED = 0.15
 
 
 def _real_cases() -> list:
-    from ceplab.workbench.data import real_cases
+    from ceplab.workbench.langs.cel.data import real_cases
 
     return real_cases()
 
 
-def _paper_cases() -> list:
-    from ceplab.workbench.papers import load_cases
+def _simplify(text: str) -> Any:
+    from ceplab.workbench.langs.cel.simplify import simplifications
 
-    return load_cases("cel")
-
-
-def _simplify(text: str, lang: Any = None) -> Any:
-    from ceplab.workbench.shrink import cel_simplifications
-
-    return cel_simplifications(text, lang)
+    return simplifications(text)
 
 
 def _parse_unchecked(text: str, file: str | None = None) -> Any:
@@ -129,34 +126,48 @@ def _render(query: Any) -> str:
     return str(query)
 
 
-def _factory() -> Language:
-    return _LANG
+def _stream_from_json(items: list[dict], name: str = "<reproducer>") -> Any:
+    import json
+
+    return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
 
 
-_LANG = Language(
+def _event_row(e: Any) -> tuple[int, str, dict]:
+    return e.time, e.type, e.attrs
+
+
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.cel.bench import BENCHMARK
+
+    return BENCHMARK
+
+
+PAPER = "Grez, Riveros, Ugarte, Bucchi: Foundations of Complex Event Processing (arXiv:1709.05369)"
+
+LANGUAGE = Language(
     name="cel",
+    paper=PAPER,
     parse=_parse,
     parse_file=_parse_file,
+    render=_render,
     read_stream=read_stream,
     options=Options,
     oracle=_oracle,
     evaluator=_evaluator,
     result_to_json=R.to_json,
+    result_from_json=R.from_json,
+    stream_to_json=stream_json_default,
+    stream_from_json=_stream_from_json,
+    drop_events=drop_events,
+    event_row=_event_row,
     result_end=R.end,
+    deferred=_deferred,
     strategies=_strategies,
-    real_cases=_real_cases,
-    paper_cases=_paper_cases,
     random_case=_random_case,
-    extra={
-        "deferred": _deferred,
-        "simplify": _simplify,
-        "render": _render,
-        "parse_unchecked": _parse_unchecked,
-        "with_strategy": _with_strategy,
-        "result_from_json": R.from_json,
-        "paper": "Grez, Riveros, Ugarte, Bucchi: Foundations of Complex Event Processing "
-                 "(arXiv:1709.05369)",
-    },
+    simplify=_simplify,
+    real_cases=_real_cases,
+    papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cel",
+    paper_format=PaperFormat(with_strategy=_with_strategy, parse_unchecked=_parse_unchecked,
+                             unchecked_note="not strongly well-formed, finite-word semantics (note G2/G3)"),
+    benchmark=_benchmark,
 )
-
-register("cel", _factory)

@@ -18,7 +18,7 @@ CEL                        OpenCEP
 no strategy (``ALL``)      OpenCEP's default: every match, no consumption policy
 =========================  ==========================================================
 
-Anything else (OR, FILTER, AND, selection strategies) raises :class:`Unsupported`.
+Anything else (OR, FILTER, AND, selection strategies) raises :class:`UnsupportedError`.
 
 Window rule: events are given timestamps equal to their stream positions in seconds, so OpenCEP's
 "``max timestamp - min timestamp <= window``" check is exactly CEL's ``WITHIN w`` reading
@@ -42,13 +42,10 @@ from typing import Any, Iterable, Sequence
 
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.events import Event
+from ceplab.semantics.errors import UnsupportedError
 
 ENV = "OPENCEP_HOME"
 _EPOCH = datetime(2000, 1, 1)
-
-
-class Unsupported(ValueError):
-    """The query uses an operator the adapter does not translate."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +172,7 @@ def _structure(f: A.Formula, m: dict[str, Any]) -> Any:
         return m["SeqOperator"](*[_structure(p, m) for p in parts])
     if isinstance(f, A.Plus):
         return m["KleeneClosureOperator"](_structure(f.body, m))
-    raise Unsupported(f"the OpenCEP adapter does not translate {type(f).__name__} ({f})")
+    raise UnsupportedError(f"the OpenCEP adapter does not translate {type(f).__name__} ({f})")
 
 
 def pattern(query: A.Query, stream_length: int | None = None) -> Any:
@@ -186,10 +183,10 @@ def pattern(query: A.Query, stream_length: int | None = None) -> Any:
         stream_length: used as the window when the query has no ``WITHIN`` (whole stream).
 
     Raises:
-        Unsupported: OR, FILTER, AND or a selection strategy.
+        UnsupportedError: OR, FILTER, AND or a selection strategy.
     """
     if query.strategy != "ALL":
-        raise Unsupported(f"the OpenCEP adapter runs only strategy ALL, not {query.strategy}")
+        raise UnsupportedError(f"the OpenCEP adapter runs only strategy ALL, not {query.strategy}")
     m = load()
     w = query.within if query.within is not None else (stream_length or 0) + 1
     return m["Pattern"](_structure(query.formula, m), m["TrueCondition"](), timedelta(seconds=w))
@@ -223,7 +220,7 @@ def run(query: A.Query, events: Sequence[Event], index_fix: bool = False) -> Pee
             Queries without ``+`` are unaffected either way.
 
     Raises:
-        Unsupported: see :func:`pattern`.
+        UnsupportedError: see :func:`pattern`.
         RuntimeError / ImportError: OpenCEP not available (check :func:`available` first).
     """
     m = load()

@@ -24,7 +24,7 @@ Three datasets bundled (offline) with ``vega_datasets`` (``vega_datasets.local_d
 
 Slices keep the absolute ticks (a slice from 2012-03-01 starts at tick 60); positions are renumbered 0.. .
 
-The rule sets live in ``workbench/data/etalis/*.event``. Each file starts with ``%`` comment lines; a line
+The rule sets live in ``workbench/langs/etalis/data/*.event``. Each file starts with ``%`` comment lines; a line
 ``% stream: NAME FIRST..LAST`` (``NAME`` = ``seattle-weather``, ``sf-temps``, ``seattle-temps`` or
 ``hourly-temps`` = both hourly datasets merged; ``FIRST``/``LAST`` inclusive ISO dates) names the slice it is
 checked on by ``ceplab verify`` (:func:`real_cases`). Slices are short (weeks to months) so that the clingo oracle
@@ -41,7 +41,7 @@ from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.streams import StreamEvent
 
 DATA_DIR = Path(__file__).with_name("data")
-RULE_DIR = DATA_DIR / "etalis"
+RULE_DIR = DATA_DIR
 #: First day (tick 0) of seattle-weather and first hour (tick 0) of the hourly datasets.
 WEATHER_EPOCH = dt.date(2012, 1, 1)
 HOURLY_EPOCH = dt.datetime(2010, 1, 1, 0, 0)
@@ -193,7 +193,7 @@ def case_name(path: Path, text: str) -> str:
 def real_cases() -> list[tuple[str, str, list[StreamEvent]]]:
     """The bundled real-data ETALIS cases ``(name, rules_text, events)``, one per rule file.
 
-    Same record shape as :func:`ceplab.workbench.data.real_cases` (``(name, query_text, stream)``), with the stream
+    Same record shape as :func:`ceplab.workbench.langs.cel.data.real_cases` (``(name, query_text, stream)``), with the stream
     in the ETALIS representation (a list of :class:`StreamEvent`, what ``ceplab.semantics.etalis.streams.read_events``
     returns). The name carries the slice (:func:`case_name`).
     """
@@ -218,7 +218,7 @@ def export(directory: str | Path) -> list[Path]:
     return out
 
 
-if __name__ == "__main__":  # python -m ceplab.workbench.etalis_data DIR
+if __name__ == "__main__":  # python -m ceplab.workbench.langs.etalis.data DIR
     import sys
 
     for p in export(sys.argv[1] if len(sys.argv) > 1 else "."):

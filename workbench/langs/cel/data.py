@@ -16,7 +16,7 @@ Two sources, both bundled with pip packages (no network):
   decimals; 0.0 for a symbol's first month) and ``month`` (``"YYYY-MM"``); ``time`` = months since
   January 2000; ties ordered by symbol as above.
 
-The bundled CEL queries live in ``workbench/data/queries/*.cel``. Each file starts with comment
+The bundled CEL queries live in ``workbench/langs/cel/data/queries/*.cel``. Each file starts with comment
 lines; a line ``# stream: NAME [days=A:B] [indices=X,Y] [symbols=X,Y]`` names the stream (slice) the
 query is checked on by ``ceplab verify`` (see :func:`real_cases` and the README for why slices are
 used and the result counts).
@@ -182,7 +182,7 @@ def export(directory: str | Path) -> list[Path]:
     return out
 
 
-if __name__ == "__main__":  # python -m ceplab.workbench.data DIR
+if __name__ == "__main__":  # python -m ceplab.workbench.langs.cel.data DIR
     import sys
 
     for p in export(sys.argv[1] if len(sys.argv) > 1 else DATA_DIR):

@@ -1,0 +1,310 @@
+"""EP-SPARQL (Anicic, Fodor, Rudolph, Stojanovic: "EP-SPARQL: a unified language for event
+processing and stream reasoning", WWW 2011) as a ceplab language plugin: :data:`LANGUAGE`, registered under the entry point ``epsparql``.
+
+The record wires together the parser (:mod:`ceplab.semantics.epsparql.parser`), the stream readers
+(:func:`ceplab.semantics.epsparql.streams.read_stream`: TriG, the line format; plus the JSON Lines form of
+:func:`stream_to_json` used by fuzz reproducers), the switches (:class:`ceplab.semantics.epsparql.options.Options`,
+set one by one with ``--set``), the clingo oracle (:func:`ceplab.asp.epsparql.oracle`), the incremental engine
+(:func:`ceplab.engine.epsparql.evaluator`), the seeded generators and hypothesis strategies
+(:mod:`ceplab.workbench.langs.epsparql.generators`), the bundled real-data cases (``ceplab.workbench.langs.epsparql.data.real_cases``, optional)
+and the note's worked examples E1-E14 (``papers-check/epsparql``).
+
+Results are :class:`ceplab.semantics.epsparql.results.Row` (SELECT rows) and ``Derived`` (occurrences the
+CONSTRUCT rules add); their canonical JSON form (DESIGN.md section 4) is
+:func:`ceplab.semantics.epsparql.results.to_json`: ``{"query", "mapping": {var: N-Triples term}, "start", "end"}``
+(``"count"`` under ``output=bag``) or ``{"triple": [s, p, o], "start", "end"}``.
+
+Emission positions (``extra["result_positions"]``): the engine evaluates a tick when the first occurrence
+of a later tick arrives, or at ``close()``. A result ending at ``T`` is therefore expected at the first
+occurrence whose end is ``> T``, or at ``close()`` when there is none.
+
+Background knowledge (note A14) comes from ``--background``/``--ontology`` files (:func:`with_background`), from a
+``# background: eustock`` line (the bundled data), or inline in the query text as ``# background graph: <s> <p>
+<o> .`` / ``# background ontology: ...`` comment lines (:func:`background_comment`; a quarter of the Spark fuzz
+cases draw such a background, and their reproducers keep it).
+
+Errors: the oracle's and the engine's ``UnsupportedError`` (a ``ValueError``), the engine's ``ValueError``
+for ill-formed time literals and the oracle's ``ModelError`` (no unique stable model) become
+:class:`ceplab.semantics.errors.UnsupportedError` (an ``InputError``: the CLI prints it and exits 2).
+
+Heavy modules (clingo, the engine, hypothesis) are imported on first use.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import random
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.errors import ParseError, StreamError, UnsupportedError
+from ceplab.workbench.langs.epsparql.background import (WithBackground, attach_inline, background_json,
+                                                        bundled_background, unwrap, with_background)
+
+__all__ = ["LANGUAGE", "WithBackground", "with_background"]
+from ceplab.workbench.language import Input, Language, PaperFormat, Peer
+
+PAPER = ("Anicic, Fodor, Rudolph, Stojanovic: EP-SPARQL: a unified language for event processing and "
+         "stream reasoning, WWW 2011")
+
+#: The namespace bare names in the papers-check compact notation stand for (``ACME`` = ``:ACME``).
+EX = "http://example.org/"
+
+
+# ----------------------------------------------------------------------------- parsing
+def _parse(text: str, file: str | None = None) -> Any:
+    from ceplab.semantics.epsparql.parser import parse
+
+    return attach_inline(bundled_background(parse(text, file), text), text, file)
+
+
+def _parse_file(path: Any) -> Any:
+    from pathlib import Path
+
+    from ceplab.semantics.epsparql.parser import parse_file
+
+    text = Path(path).read_text(encoding="utf-8")
+    return attach_inline(bundled_background(parse_file(path), text), text, str(path))
+
+
+def _render(query: Any) -> str:
+    from ceplab.semantics.epsparql.parser import render
+
+    query, _ = unwrap(query)
+
+    return render(query)
+
+
+def peer_etalis(query: Any, stream: Any, options: Options, timeout: Any = None) -> list:
+    """``ceplab compare epsparql Q S --peer etalis``: the query compiled to ETALIS rules and run on ceplab's
+    ETALIS engine (:class:`ceplab.engine.epsparql.etalis_backend.EtalisBackedEvaluator`, paper section 5), every result
+    of the stream.  ``timeout`` is ignored (the run is incremental and in-process).
+
+    Raises:
+        ceplab.semantics.errors.UnsupportedError: the query (or its switches, or background knowledge) is outside the
+            fragment ETALIS rules express; the message names the operator.
+    """
+    from ceplab.engine.epsparql.etalis_backend import EtalisBackedEvaluator
+    qs, bg = unwrap(query)
+    if bg is not None:
+        raise UnsupportedError("--peer etalis: background knowledge and RDFS are outside the ETALIS fragment; "
+                               "they run on the native engine")
+    return EtalisBackedEvaluator(qs, options).run(list(stream))
+
+
+# ----------------------------------------------------------------------------- evaluation
+def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
+    from ceplab.asp.epsparql import oracle
+
+    query, bg = unwrap(query)
+    return oracle(query, list(stream), options, limits, background=bg)
+
+
+def _evaluator(query: Any, options: Options) -> Any:
+    from ceplab.engine.epsparql import evaluator
+
+    query, bg = unwrap(query)
+    return evaluator(query, options, background=bg)
+
+
+# ----------------------------------------------------------------------------- results
+def result_to_json(r: Any) -> dict:
+    from ceplab.semantics.epsparql.results import to_json
+
+    return to_json(r)
+
+
+def result_from_json(x: Any) -> Any:
+    from ceplab.semantics.epsparql.results import from_json
+
+    return from_json(x)
+
+
+def result_end(r: Any) -> int:
+    """The end tick of a result (positions come from ``extra["result_positions"]``)."""
+    return int(r.end)
+
+
+def result_positions(query: Any, stream: Sequence[Any], options: Options, limits: Any,
+                     results: Iterable[Any]) -> dict:
+    """Where each result must be emitted: at the first occurrence ending after the result's end (the
+    engine closes tick ``T`` when a later tick starts), ``None`` (``close()``) if there is none."""
+    stream = list(stream)
+    ends = [int(o.end) for o in stream]
+    pos = [getattr(o, "position", i) for i, o in enumerate(stream)]
+    out: dict = {}
+    for r in results:
+        i = bisect.bisect_right(ends, int(r.end))
+        out[r] = pos[i] if i < len(stream) else None
+    return out
+
+
+# ----------------------------------------------------------------------------- streams
+def _nt(t: Any) -> str:
+    from ceplab.semantics.epsparql.streams import _nt as nt
+
+    return nt(t)
+
+
+def stream_to_json(stream: Iterable[Any]) -> list[dict]:
+    """Occurrences as JSON objects ``{"s", "p", "o" (N-Triples), "start", "end"}`` (reproducers)."""
+    return [{"s": _nt(o.s), "p": _nt(o.p), "o": _nt(o.o), "start": int(o.start), "end": int(o.end)}
+            for o in stream]
+
+
+def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
+    """Inverse of :func:`stream_to_json` (through the line-format reader: checks, dedupe, positions)."""
+    from ceplab.semantics.epsparql.streams import read_line_stream
+
+    lines = []
+    for i, x in enumerate(items):
+        if not isinstance(x, dict) or not all(k in x for k in ("s", "p", "o", "start")):
+            raise StreamError("expected an object with s, p, o, start (and end)", name, i + 1, 1)
+        lines.append(f"{x['s']} {x['p']} {x['o']} {int(x['start'])} {int(x.get('end', x['start']))} .")
+    return read_line_stream("\n".join(lines) + ("\n" if lines else ""), name)
+
+
+def read_stream(path: Any) -> list:
+    """A stream file: ``.trig``, the line format (``.nt``/``.txt``/``.stream``), or ``.jsonl`` (one
+    :func:`stream_to_json` object per line, as fuzz reproducers write them)."""
+    from ceplab.semantics.epsparql.streams import read_stream as rs
+
+    p = Path(path)
+    if p.suffix.lower() != ".jsonl":
+        return rs(p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise StreamError(f"cannot read the stream: {e.strerror or e}", str(p)) from None
+    items = []
+    for ln, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise StreamError(f"malformed JSON: {e.msg}", str(p), ln, e.colno) from None
+    return stream_from_json(items, str(p))
+
+
+def event_row(o: Any) -> tuple[int, str, dict]:
+    """``(start, predicate, {"s", "o", "end"})`` of an occurrence for the Spark streams table."""
+    return int(o.start), _nt(o.p), {"s": _nt(o.s), "o": _nt(o.o), "end": int(o.end)}
+
+
+def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
+    """``stream`` without the occurrences at the given indices; positions renumbered, times kept."""
+    d = set(drop)
+    kept = [o for i, o in enumerate(stream) if i not in d]
+    return [o._replace(position=i) for i, o in enumerate(kept)]
+
+
+# ----------------------------------------------------------------------------- generators
+def _strategies() -> Any:
+    from ceplab.workbench.langs.epsparql.generators import EpsparqlStrategies
+
+    return EpsparqlStrategies()
+
+
+#: Non-default values of each switch, drawn occasionally by :func:`random_options`.
+SWITCHES: dict[str, tuple] = {
+    "optional_end": ("strict",), "srj_filter_interval": ("mandatory",), "lj_filter_interval": ("hull",),
+    "optional_filter": ("group",), "bgp_mode": ("per_triple",), "construct_unbound": ("drop_triple",),
+    "output": ("bag",), "filter_errors": ("error_is_false",),
+}
+
+
+def random_options(rng: random.Random) -> Options:
+    """Random switches: each one non-default with probability 0.15."""
+    kw = {k: rng.choice(v) for k, v in SWITCHES.items() if rng.random() < 0.15}
+    return Options(**kw)
+
+
+#: Fraction of random cases (Spark fuzzing) that draw background knowledge (a static graph and an RDFS ontology).
+P_BACKGROUND = 0.25
+
+
+def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
+    """A seeded random case: the shared generator's (query text, stream) plus random switches. With probability
+    :data:`P_BACKGROUND` (decided first) the case has background knowledge, written inline into the query text
+    (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
+    replay it. Query texts that do not parse or that the engine refuses are redrawn from the same ``rng`` (at
+    most 30 times)."""
+    from ceplab.workbench.langs.epsparql.generators import random_epsparql_case
+
+    text, stream = "", []
+    background = rng.random() < P_BACKGROUND
+    for _ in range(30):
+        text, stream = random_epsparql_case(rng, length, background=background)
+        try:
+            _evaluator(_parse(text), Options())
+        except (ParseError, UnsupportedError):
+            continue
+        break
+    return text, stream, random_options(rng)
+
+
+def _real_cases() -> list:
+    from ceplab.workbench.langs.epsparql.data import real_cases
+
+    return real_cases(include_background=True)   # parse() attaches the bundled background
+
+
+def _simplify(text: str) -> Any:
+    from ceplab.workbench.langs.epsparql.simplify import simplifications
+
+    return simplifications(text)
+
+
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.epsparql.bench import BENCHMARK
+
+    return BENCHMARK
+
+
+def _case_extras(text: str) -> dict | None:
+    """A reproducer's extras: ``{"background": the query text's inline background knowledge or None}``."""
+    return {"background": background_json(text)}
+
+
+def _papers() -> PaperFormat:
+    from ceplab.workbench.langs.epsparql import papers as P
+
+    return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, project_results=P.project_results,
+                       provenance_legend="N = stated by the note epsparql.md 5 (clingo-confirmed there), "
+                                         "D = derived from the note's example by a stated projection")
+
+
+LANGUAGE = Language(
+    name="epsparql",
+    paper=PAPER,
+    parse=_parse,
+    parse_file=_parse_file,
+    render=_render,
+    read_stream=read_stream,
+    options=Options,
+    oracle=_oracle,
+    evaluator=_evaluator,
+    result_to_json=result_to_json,
+    result_from_json=result_from_json,
+    stream_to_json=stream_to_json,
+    stream_from_json=stream_from_json,
+    drop_events=drop_events,
+    event_row=event_row,
+    result_positions=result_positions,
+    strategies=_strategies,
+    random_case=_random_case,
+    simplify=_simplify,
+    case_extras=_case_extras,
+    real_cases=_real_cases,
+    papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "epsparql",
+    paper_format=_papers(),
+    inputs=(Input("background", "static graph (Turtle): timeless background knowledge", "path",
+                  lambda q, path: with_background(q, graph_path=path)),
+            Input("ontology", "RDFS ontology (Turtle) over the stream and the background", "path",
+                  lambda q, path: with_background(q, ontology_path=path))),
+    peers={"etalis": Peer("etalis", "the query compiled to ETALIS rules (paper section 5) and run on ceplab's "
+                                    "ETALIS engine", peer_etalis)},
+    benchmark=_benchmark,
+)
