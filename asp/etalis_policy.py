@@ -362,9 +362,9 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     res = set()
     for a in atoms.by_signature("disp", 4):
         _, ev, s, e = a.symbol.arguments
-        atom = decodeatom(ev)
-        if include_input or atom.key in derived:
-            res.add((str(atom), s.number, e.number))
+        a_ = decode_atom(ev)
+        if include_input or a_.key in derived:
+            res.add((str(a_), s.number, e.number))
     steps = k + 1
     tr: tuple[Step, ...] = ()
     if want_trace:
