@@ -1,6 +1,8 @@
 """ETALIS reference oracle: rule base + event stream -> the unique minimal model (note etalis.md 2.4, 9.1-9.3).
 
-The fixed, commented part of the encoding is ``asp/etalis.lp``; this module emits the query-specific part:
+The fixed, commented part of the encoding is ``asp/etalis.lp``; this module emits the query-specific part
+(on the nodes of the shared front end :mod:`ceplab.semantics.etalis.binarize`, with the clingo term
+representation of :mod:`ceplab.asp.etalis_terms`; source: Anicic et al. 2012, Semantic Web 3(4)):
 
 * static facts and static Horn rules as ``sa/1`` rules (note 1.2, 9.1);
 * one rule block per pattern node (one node per sub-pattern, mirroring binarization, note 9.2), the rows of
@@ -13,11 +15,11 @@ Where-conditions are compiled to clingo comparisons and integer arithmetic (``+ 
 max``; ``//`` truncates toward zero as in SWI-Prolog and clingo). Conditions are put in negation normal form and
 expanded into one rule per disjunct (the parser guarantees that every variable under ``\\+``/``;`` is bound
 outside, so this is exact). Floats (in the program or the stream), ``/`` and other built-ins are rejected with
-:class:`UnsupportedError`: scale real-valued data to integers (note 9.1).
+:class:`ceplab.semantics.errors.UnsupportedError`: scale real-valued data to integers (note 9.1).
 
 Every name and string reaches clingo through :func:`ceplab.asp.oracle.asp_string`.
 
-After solving, the program must have exactly one answer set (Theorem 2.1): 0 or 2+ raise :class:`ModelError`
+After solving, the program must have exactly one answer set (Theorem 2.1): 0 or 2+ raise :class:`ceplab.semantics.errors.ModelError`
 naming the rules with negation (the only possible culprits).
 
 Results: ``frozenset`` of ``(atom_text, start, end)`` with ``atom_text`` in the ETALIS form ``d(1,abc)``
@@ -29,15 +31,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import product
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import clingo
 
-from ceplab.asp.oracle import (Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring, isolated)
+from ceplab.asp import etalis_policy
+from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
+from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, isolated
+from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.streams import StreamEvent
 
@@ -49,129 +54,6 @@ Result = tuple[str, int, int]
 @lru_cache(maxsize=1)
 def _fixed_program() -> str:
     return LP_FILE.read_text(encoding="utf-8")
-
-
-class UnsupportedError(ValueError):
-    """The program or stream uses a construct the oracle does not encode (floats, ``/``, arithmetic inside
-    event-atom patterns, a negated part sharing a variable with the rest of the rule outside its delimiters)."""
-
-
-class ModelError(RuntimeError):
-    """The encoded program has no answer set or more than one (Theorem 2.1 violated, note 2.4 / A2).
-
-    Attributes:
-        count: 0, or 2 (meaning: at least two).
-        rules: the event rules (text) blamed: those with ``not(..).[..]`` whose blocking differs between the
-            two models found (or every rule with negation when there is no model).
-    """
-
-    def __init__(self, msg: str, count: int, rules: tuple[str, ...]) -> None:
-        super().__init__(msg)
-        self.count = count
-        self.rules = rules
-
-
-# ------------------------------------------------------------------------------------------------ terms
-_ARITH_BIN = {"+": "+", "-": "-", "*": "*", "//": "/", "rem": "\\", "**": "**", "^": "**"}
-_CMP = {"<": "<", ">": ">", "=<": "<=", "<=": "<=", ">=": ">=", "=:=": "=", "=\\=": "!=", "==": "=",
-        "\\==": "!=", "=": "=", "\\=": "!=", "!=": "!="}
-_NEG = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
-
-
-def _tuple(names: Sequence[str]) -> str:
-    if not names:
-        return "()"
-    if len(names) == 1:
-        return f"({names[0]},)"
-    return "(" + ",".join(names) + ")"
-
-
-class _Vars:
-    """ETALIS variable names -> clingo variable names (``V0, V1, ..``; ``_`` stays anonymous)."""
-
-    def __init__(self) -> None:
-        self.m: dict[str, str] = {}
-
-    def __call__(self, name: str) -> str:
-        if name == "_":
-            return "_"
-        return self.m.setdefault(name, f"V{len(self.m)}")
-
-
-def _term(t: A.Term, vs: _Vars) -> str:
-    """A term as clingo text (see asp/etalis.lp for the representation); arithmetic is evaluated."""
-    if isinstance(t, A.Var):
-        return vs(t.name)
-    if isinstance(t, A.Num):
-        if isinstance(t.value, float):
-            raise UnsupportedError(f"float {t.value!r}: the clingo oracle uses integer arithmetic only; scale "
-                                   "real-valued data to integers (note etalis.md 9.1)")
-        return f"({t.value})" if t.value < 0 else str(t.value)
-    if isinstance(t, A.Sym):
-        return asp_string(t.name)
-    if isinstance(t, A.Str):
-        return f"q({asp_string(t.value)})"
-    if isinstance(t, A.List):
-        return "l(" + ",".join(_term(i, vs) for i in t.items) + ")" if t.items else "l"
-    if isinstance(t, A.Compound):
-        if t.is_arithmetic:
-            args = [_term(a, vs) for a in t.args]
-            f = t.functor
-            if len(args) == 2 and f in _ARITH_BIN:
-                return f"({args[0]}{_ARITH_BIN[f]}{args[1]})"
-            if len(args) == 2 and f == "mod":  # sign of the divisor (Prolog mod)
-                a, b = args
-                return f"((({a}\\{b})+{b})\\{b})"
-            if len(args) == 1 and f == "-":
-                return f"(-{args[0]})"
-            if len(args) == 1 and f == "abs":
-                return f"|{args[0]}|"
-            if len(args) == 2 and f in ("min", "max"):
-                a, b = args
-                sign = "-" if f == "min" else "+"
-                return f"(({a}+{b}{sign}|{a}-{b}|)/2)"
-            raise UnsupportedError(f"arithmetic {t} is not supported by the clingo oracle (integer + - * // "
-                                   "rem mod ** ^ abs min max only; '/' may produce floats)")
-        return "c(" + ",".join([asp_string(t.functor)] + [_term(a, vs) for a in t.args]) + ")"
-    raise TypeError(t)
-
-
-def _atom(name: str, args: Iterable[A.Term], vs: _Vars) -> str:
-    return "e(" + ",".join([asp_string(name)] + [_term(a, vs) for a in args]) + ")"
-
-
-def _has_arith(t: A.Term) -> bool:
-    if isinstance(t, A.Compound):
-        return t.is_arithmetic or any(_has_arith(a) for a in t.args)
-    if isinstance(t, A.List):
-        return any(_has_arith(a) for a in t.items)
-    return False
-
-
-# ------------------------------------------------------------------------------------------------ conditions
-def _dnf(c: A.Cond, vs: _Vars, neg: bool = False) -> list[list[str]]:
-    """Negation normal form + disjunctive normal form of a condition: alternatives of clingo body literals."""
-    if isinstance(c, A.CNot):
-        return _dnf(c.cond, vs, not neg)
-    if isinstance(c, (A.CAnd, A.COr)):
-        parts = [_dnf(i, vs, neg) for i in c.items]
-        if isinstance(c, A.CAnd) != neg:  # conjunction
-            return [sum(combo, []) for combo in product(*parts)]
-        return [alt for p in parts for alt in p]
-    if isinstance(c, A.StaticAtom):
-        lit = f"sa({_atom(c.name, c.args, vs)})"
-        return [[f"not {lit}" if neg else lit]]
-    if isinstance(c, A.Is):
-        left, op, right = c.var, "=", c.expr
-    elif isinstance(c, A.Cmp):
-        left, op, right = c.left, _CMP[c.op], c.right
-    else:
-        raise TypeError(c)
-    if neg:
-        op = _NEG[op]
-    if op == "=" and isinstance(right, A.Var) and not isinstance(left, A.Var):
-        left, right = right, left  # clingo assigns the variable on the left
-    return [[f"{_term(left, vs)}{op}{_term(right, vs)}"]]
 
 
 # ------------------------------------------------------------------------------------------------ compiler
@@ -188,64 +70,53 @@ class _Compiler:
         self.prog = prog
         self.o = options
         self.lines: list[str] = []
-        self.next_id = 0
         self.node_rule: dict[int, int] = {}
         self.not_rules: list[int] = []
-        self.rule_idx = -1
-        self.rule_vars: list[A.Var] = []
 
     def emit(self, s: str) -> None:
         self.lines.append(s)
 
     def compile(self) -> Compiled:
         for s in self.prog.static_rules:
-            vs = _Vars()
-            head = f"sa({_atom(s.head.name, s.head.args, vs)})"
+            vs = ClingoVars()
+            head = f"sa({atom(s.head.name, s.head.args, vs)})"
             if s.body is None:
                 self.emit(f"{head}.")
             else:
-                for alt in _dnf(s.body, vs):
+                for alt in dnf(s.body, vs):
                     self.emit(f"{head} :- {', '.join(alt)}.")
-        for i, r in enumerate(self.prog.event_rules):
-            self.rule_idx = i
-            self.rule = r
-            vs = _Vars()
-            body = self.prog.effective_body(r)
-            root, names = self.node(body, vs)
-            head = _atom(r.head.name, r.head.args, vs)
-            self.emit(f"% rule {i}: {_comment(str(r))}")
-            self.emit(f"ev({head},S,E) :- h({root},{_tuple([vs(n) for n in names])},S,E).")
+        for i, (r, root) in enumerate(zip(self.prog.event_rules, binarize(self.prog))):
+            vs = ClingoVars()
+            self.node(root, vs)
+            head = atom(r.head.name, r.head.args, vs)
+            self.emit(f"% rule {i}: {comment(str(r))}")
+            self.emit(f"ev({head},S,E) :- h({root.id},{self.tup(root.names, vs)},S,E).")
         return Compiled("\n".join(self.lines) + "\n", dict(self.node_rule), tuple(self.not_rules))
 
-    def node(self, p: A.Pattern, vs: _Vars) -> tuple[int, list[str]]:
-        """Emit the rule block of node ``p``; returns (node id, sorted ETALIS variable names of its tuple)."""
-        n = self.next_id
-        self.next_id += 1
-        self.node_rule[n] = self.rule_idx
-        names = sorted(visible_vars(p))
-        V = _tuple([vs(x) for x in names])
+    def node(self, nd: Node, vs: ClingoVars) -> None:
+        """Emit the rule block of node ``nd`` and of the nodes under it (note 9.2)."""
+        n, p = nd.id, nd.pattern
+        self.node_rule[n] = nd.rule
+        for c in nd.children:
+            self.node(c, vs)
+        V = self.tup(nd.names, vs)
         o = self.o
         if isinstance(p, A.EventAtom):
-            for a in p.args:
-                if _has_arith(a):
-                    raise UnsupportedError(f"arithmetic term {a} inside the event pattern {p} is not supported "
-                                           "by the clingo oracle; bind a variable and compare in 'where'")
-            self.emit(f"h({n},{V},S,E) :- ev({_atom(p.name, p.args, vs)},S,E).")
+            self.emit(f"h({n},{V},S,E) :- ev({atom(p.name, p.args, vs)},S,E).")
         elif isinstance(p, A.TimePoint):
             self.emit(f"h({n},(),{int(p.value)},{int(p.value)}).")
         elif isinstance(p, A.Window):
-            c, cn = self.node(p.pattern, vs)
+            (c,) = nd.children
             rel = "<=" if o.window == "at_most" else "="
-            self.emit(f"h({n},{V},S,E) :- h({c},{self.tup(cn, vs)},S,E), E-S{rel}{int(p.length)}.")
+            self.emit(f"h({n},{V},S,E) :- h({c.id},{self.tup(c.names, vs)},S,E), E-S{rel}{int(p.length)}.")
         elif isinstance(p, A.Where):
-            c, cn = self.node(p.pattern, vs)
-            for alt in _dnf(p.cond, vs):
-                self.emit(f"h({n},{V},S,E) :- h({c},{self.tup(cn, vs)},S,E), {', '.join(alt)}.")
+            (c,) = nd.children
+            for alt in dnf(p.cond, vs):
+                self.emit(f"h({n},{V},S,E) :- h({c.id},{self.tup(c.names, vs)},S,E), {', '.join(alt)}.")
         elif isinstance(p, A.Binary):
-            l, ln = self.node(p.left, vs)
-            r, rn = self.node(p.right, vs)
-            L = f"h({l},{self.tup(ln, vs)},S1,E1)"
-            R = f"h({r},{self.tup(rn, vs)},S2,E2)"
+            lc, rc = nd.children
+            L = f"h({lc.id},{self.tup(lc.names, vs)},S1,E1)"
+            R = f"h({rc.id},{self.tup(rc.names, vs)},S2,E2)"
             proper = ", S1<E1, S2<E2" if o.proper_intervals_only else ""
             hull = "S=(S1+S2-|S1-S2|)/2, E=(E1+E2+|E1-E2|)/2"  # <min(S1,S2), max(E1,E2)> (note 2.6)
             op = p.op
@@ -270,40 +141,27 @@ class _Compiler:
             elif op == "finishes":  # e1 = e2, s2 < s1; result = p2
                 self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, E1=E2, S2<S1{proper}.")
             else:
-                raise UnsupportedError(f"unknown operator {op}")
+                raise UnsupportedError(f"oracle: unknown operator {op}")
         elif isinstance(p, A.Not):
-            self.not_node(n, p, names, vs)
+            self.not_node(nd, vs)
         else:
             raise TypeError(p)
-        return n, names
 
-    def tup(self, names: list[str], vs: _Vars) -> str:
-        return _tuple([vs(x) for x in names])
+    def tup(self, names: Sequence[str], vs: ClingoVars) -> str:
+        return tuple_text([vs(x) for x in names])
 
-    def not_node(self, n: int, p: A.Not, names: list[str], vs: _Vars) -> None:
-        if self.rule_idx not in self.not_rules:
-            self.not_rules.append(self.rule_idx)
-        a, an = self.node(p.start, vs)
-        b, bn = self.node(p.end, vs)
-        V23 = set(names)
-        local = pattern_vars(p.negated) - V23
-        outside = {v.name for a_ in self.rule.head.args for v in A.term_vars(a_)}
-        outside |= _vars_except(self.prog.effective_body(self.rule), p.negated)
-        clash = sorted(local & outside)
-        if clash:
-            raise UnsupportedError(
-                f"variable {clash[0]} of the negated part of {p} also occurs outside the negation but not in its "
-                "delimiters; the oracle only supports negated parts whose variables are bound by the delimiters "
-                "or local to the negation (note etalis.md A6)")
-        V = _tuple([vs(x) for x in names])
-        self.emit(f"gap({n},{V},S,E2,S3,E) :- h({a},{self.tup(an, vs)},S,E2), h({b},{self.tup(bn, vs)},S3,E), "
-                  "E2<S3.")
-        c, cn = self.node(p.negated, vs)
-        if local and self.o.not_local_vars == "free":
-            never = True  # "for every mu": some value of a local variable never occurs (A6)
-        else:
-            never = False
-        C = f"h({c},{self.tup(cn, vs)},S1,E1)"
+    def not_node(self, nd: Node, vs: ClingoVars) -> None:
+        n, p = nd.id, nd.pattern
+        if nd.rule not in self.not_rules:
+            self.not_rules.append(nd.rule)
+        a, b, c = nd.children
+        V = self.tup(nd.names, vs)
+        self.emit(f"gap({n},{V},S,E2,S3,E) :- h({a.id},{self.tup(a.names, vs)},S,E2), "
+                  f"h({b.id},{self.tup(b.names, vs)},S3,E), E2<S3.")
+        local = pattern_vars(p.negated) - set(nd.names)
+        # "for every mu": some value of a local variable never occurs (A6)
+        never = bool(local) and self.o.not_local_vars == "free"
+        C = f"h({c.id},{self.tup(c.names, vs)},S1,E1)"
         if self.o.not_reading == "per_witness":
             self.emit(f"notw({n}).")
             if not never:
@@ -312,28 +170,6 @@ class _Compiler:
             self.emit(f"notl({n}).")
             if not never:
                 self.emit(f"blkl({n},{V},S,E) :- gap({n},{V},S,E2,S3,E), {C}, E2<S1, E1<S3.")
-
-
-def _vars_except(p: A.Pattern, skip: A.Pattern) -> set[str]:
-    """Variables of ``p`` outside the subtree ``skip`` (by identity)."""
-    if p is skip:
-        return set()
-    out: set[str] = set()
-    if isinstance(p, A.EventAtom):
-        out = {v.name for a in p.args for v in A.term_vars(a)}
-    elif isinstance(p, A.Where):
-        out = {v.name for v in A.cond_vars(p.cond)} | _vars_except(p.pattern, skip)
-    elif isinstance(p, A.Window):
-        out = _vars_except(p.pattern, skip)
-    elif isinstance(p, A.Binary):
-        out = _vars_except(p.left, skip) | _vars_except(p.right, skip)
-    elif isinstance(p, A.Not):
-        out = _vars_except(p.negated, skip) | _vars_except(p.start, skip) | _vars_except(p.end, skip)
-    return out - {"_"}
-
-
-def _comment(s: str) -> str:
-    return "".join(ch if 32 <= ord(ch) < 127 else " " for ch in s)
 
 
 def compile_program(program: A.Program, options: Options = Options()) -> Compiled:
@@ -347,37 +183,13 @@ def compile_program(program: A.Program, options: Options = Options()) -> Compile
 
 def stream_facts(events: Iterable[StreamEvent]) -> str:
     """``occ(e("name",args..),Start,End).`` for every stream event (set semantics, note 2.2)."""
-    vs = _Vars()
+    vs = ClingoVars()
     out = []
     for ev in events:
         if any(True for a in ev.atom.args for _ in A.term_vars(a)):
-            raise UnsupportedError(f"stream event {ev.atom} is not ground")
-        out.append(f"occ({_atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)}).")
+            raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
+        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)}).")
     return "\n".join(out) + ("\n" if out else "")
-
-
-# ------------------------------------------------------------------------------------------------ decoding
-def decode_term(sym: clingo.Symbol) -> A.Term:
-    """Inverse of the term representation of asp/etalis.lp."""
-    t = sym.type
-    if t == clingo.SymbolType.Number:
-        return A.Num(sym.number)
-    if t == clingo.SymbolType.String:
-        return A.Sym(asp_unstring(sym.string))
-    if t == clingo.SymbolType.Function:
-        args = sym.arguments
-        if sym.name == "q" and len(args) == 1:
-            return A.Str(asp_unstring(args[0].string))
-        if sym.name == "l":
-            return A.List(tuple(decode_term(a) for a in args))
-        if sym.name == "c" and args:
-            return A.Compound(asp_unstring(args[0].string), tuple(decode_term(a) for a in args[1:]))
-    raise ValueError(f"unexpected term {sym} in the answer set")
-
-
-def decode_atom(sym: clingo.Symbol) -> A.EventAtom:
-    args = sym.arguments
-    return A.EventAtom(asp_unstring(args[0].string), tuple(decode_term(a) for a in args[1:]))
 
 
 # ------------------------------------------------------------------------------------------------ oracle
@@ -403,9 +215,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
     if options.policy != "unrestricted":
-        from ceplab.asp.etalis_policy import oracle as policy_oracle
-
-        return policy_oracle(program, events, options, limits, include_input=include_input)
+        return etalis_policy.oracle(program, events, options, limits, include_input=include_input)
     comp = compile_program(program, options)
     facts = stream_facts(events)
     derived = program.derived_predicates()
@@ -429,9 +239,9 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         for x in models[0].symbols:
             if x.name != "ev":
                 continue
-            atom = decode_atom(x.arguments[0])
-            if include_input or atom.key in derived:
-                res.add((str(atom), x.arguments[1].number, x.arguments[2].number))
+            a = decode_atom(x.arguments[0])
+            if include_input or a.key in derived:
+                res.add((str(a), x.arguments[1].number, x.arguments[2].number))
         return OracleResult(frozenset(res), s.stats)
 
     out = isolated(job, limits=limits)
@@ -443,7 +253,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         where = "; ".join(f"line {rules[i].pos[0] if rules[i].pos else '?'}: {rules[i]}" for i in idx)
         what = "no answer set" if count == 0 else "more than one answer set"
         raise ModelError(
-            f"the ETALIS program has {what}, but the semantics has exactly one minimal model (Theorem 2.1, note "
+            f"oracle: the ETALIS program has {what}, but the semantics has exactly one minimal model (Theorem 2.1, note "
             f"etalis.md 2.4/A2): the negation is not stratified by time"
             + (f" in rule(s) {where}" if where else "")
             + (" (during_result='contained' breaks the hull property the stratification relies on)"

@@ -13,7 +13,7 @@ Split of the work:
 * ``asp/etalis_policy.lp`` (fixed, commented): input order (P3), the stack discipline (P4), event dispatch and its
   deduplication (P5), activations: pushed window, deduplication (P6 a, b), candidate selection by policy and
   consumption (P7), insertion with ``interval_policy`` (P8), the frame axioms of stores and stack.
-* this module (query-specific): node numbering (P1, the pre-order of :class:`ceplab.asp.etalis._Compiler`), one rule
+* this module (query-specific): node numbering (P1: the pre-order nodes of the shared front end :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
   rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then ``#program step(k)``
@@ -21,7 +21,8 @@ Split of the work:
   alternate between two predicate names by the parity of ``k``, see the .lp header), so gringo evaluates it to
   facts; the driver checks this and never searches.
 
-Terms are those of ``asp/etalis.py`` (integers, strings via :func:`ceplab.asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
+Terms are those of :mod:`ceplab.asp.etalis_terms`, shared with ``asp/etalis.py`` (integers, strings via
+:func:`ceplab.asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
 ``l(..)``, ``e("name",..)``); where-conditions use its NNF/DNF compilation, static rules become ``sa/1`` rules.
 Times are integer ticks.
 
@@ -32,18 +33,19 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 import clingo
 
-from ceplab.asp.etalis import (UnsupportedError, _atom, _dnf, _has_arith, _tuple, _Vars, _vars_except, _comment,
-                        decode_atom)
-from ceplab.asp.oracle import Limits, LimitExceeded, OracleError, OracleResult, Stats, Undecided, isolated
+from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
+from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undecided, isolated
+from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.binarize import Node, binarize, walk as _walk
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 from ceplab.semantics.etalis.streams import StreamEvent
@@ -88,17 +90,6 @@ _PROPER = ("equals", "meets", "starts", "finishes")  # proper_intervals_only add
 
 
 @dataclass
-class _Node:
-    id: int
-    pat: A.Pattern
-    names: list[str]                 # V_n: sorted visible ETALIS variables
-    parent: "_Node | None" = None
-    role: str = "root"               # root | only | left | right | start | end | negated
-    q: int | None = None             # q(n) of P1
-    children: list["_Node"] = field(default_factory=list)
-
-
-@dataclass
 class Compiled:
     """The query-specific ASP text.
 
@@ -113,7 +104,7 @@ class Compiled:
 
 
 class _Compiler:
-    """One rule block per node (P1, P6 c, P7, P8); ids in the pre-order of :class:`ceplab.asp.etalis._Compiler`."""
+    """One rule block per node (P1, P6 c, P7, P8); nodes and ids from :func:`ceplab.semantics.etalis.binarize.binarize`."""
 
     def __init__(self, prog: A.Program, options: Options) -> None:
         self.prog = prog
@@ -131,88 +122,61 @@ class _Compiler:
             self.base.append("ipol_on.")
             self.base.append(f"ipol({self.kind if self.kind in ('longest', 'shortest') else 'attr'}).")
         for s in self.prog.static_rules:
-            vs = _Vars()
-            head = f"sa({_atom(s.head.name, s.head.args, vs)})"
+            vs = ClingoVars()
+            head = f"sa({atom(s.head.name, s.head.args, vs)})"
             if s.body is None:
                 self.base.append(f"{head}.")
             else:
-                for alt in _dnf(s.body, vs):
+                for alt in dnf(s.body, vs):
                     self.base.append(f"{head} :- {', '.join(alt)}.")
-        for i, r in enumerate(self.prog.event_rules):
+        roots = binarize(self.prog)
+        self.next_id = sum(1 for r in roots for _ in _walk(r))
+        for i, (r, root) in enumerate(zip(self.prog.event_rules, roots)):
             self.rule = r
-            self.vs = _Vars()
-            body = self.prog.effective_body(r)
-            root = self.build(body, None, "root", None)
-            self.step.append(f"% rule {i}: {_comment(str(r))}")
+            self.vs = ClingoVars()
+            self.step.append(f"% rule {i}: {comment(str(r))}")
             self.emit_node(root)
         step = "\n".join(self.step) + "\n"
         even = "#program even(k).\n" + step.replace(_CUR, "f0_store")
         odd = "#program odd(k).\n" + step.replace(_CUR, "f1_store")
         return Compiled("\n".join(self.base) + "\n", (even, odd), self.next_id)
 
-    # -- tree with ids, roles, q(n)
-    def build(self, p: A.Pattern, parent: _Node | None, role: str, q: int | None) -> _Node:
-        n = _Node(self.next_id, p, sorted(visible_vars(p)), parent, role)
-        self.next_id += 1
-        if isinstance(p, A.Window):
-            q = int(p.length) if q is None else min(q, int(p.length))
-        n.q = q
-        if isinstance(p, (A.Window, A.Where)):
-            n.children = [self.build(p.pattern, n, "only", q)]
-        elif isinstance(p, A.Binary):
-            left = self.build(p.left, n, "left", q)
-            n.children = [left, self.build(p.right, n, "right", q)]
-        elif isinstance(p, A.Not):
-            a = self.build(p.start, n, "start", q)
-            b = self.build(p.end, n, "end", q)
-            n.children = [a, b, self.build(p.negated, n, "negated", q)]
-        elif isinstance(p, A.EventAtom):
-            for t in p.args:
-                if _has_arith(t):
-                    raise UnsupportedError(f"arithmetic term {t} inside the event pattern {p} is not supported "
-                                           "by the clingo oracle; bind a variable and compare in 'where'")
-        elif not isinstance(p, A.TimePoint):
-            raise TypeError(p)
-        return n
-
     def V(self, names: Sequence[str]) -> str:
-        return _tuple([self.vs(x) for x in names])
+        return tuple_text([self.vs(x) for x in names])
 
     def emit(self, s: str) -> None:
         self.step.append(s)
 
-    def emit_node(self, n: _Node) -> None:
-        p, vs = n.pat, self.vs
-        if n.q is not None:
-            self.base.append(f"qwin({n.id},{n.q}).")
+    def emit_node(self, n: Node) -> None:
+        p, vs = n.pattern, self.vs
+        if n.window is not None:
+            self.base.append(f"qwin({n.id},{n.window}).")
         if isinstance(p, A.EventAtom):
             self.base.append(f"drank({n.id},{self.drank[n.id]}).")
-            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{_atom(p.name, p.args, vs)},S,E).")
+            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, vs)},S,E).")
         elif isinstance(p, A.TimePoint):
             self.base.append(f"tpleaf({n.id},{int(p.value)}).")
         self.emit_up(n)
-        if isinstance(p, A.Not):
-            self.check_not(n)
         for c in n.children:
             self.emit_node(c)
 
-    def live(self, n: _Node, s: str = "S", e: str = "E") -> str:
+    def live(self, n: Node, s: str = "S", e: str = "E") -> str:
         return f"live(k,{n.id},{self.V(n.names)},{s},{e})"
 
-    def emit_up(self, n: _Node) -> None:
+    def emit_up(self, n: Node) -> None:
         """P6 c: what a live activation of ``n`` produces, by its parent."""
         p = n.parent
         if p is None:  # rule root: the head event
             h = self.rule.head
-            self.emit(f"ch(k,ev({_atom(h.name, h.args, self.vs)},S,E)) :- {self.live(n)}.")
+            self.emit(f"ch(k,ev({atom(h.name, h.args, self.vs)},S,E)) :- {self.live(n)}.")
             return
-        pat = p.pat
+        pat = p.pattern
         Vp = self.V(p.names)
         if isinstance(pat, A.Window):
             rel = "<=" if self.o.window == "at_most" else "="
             self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, E-S{rel}{int(pat.length)}.")
         elif isinstance(pat, A.Where):
-            for alt in _dnf(pat.cond, self.vs):
+            for alt in dnf(pat.cond, self.vs):
                 self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, {', '.join(alt)}.")
         elif isinstance(pat, A.Binary) and pat.op == "or":
             self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}.")
@@ -223,24 +187,24 @@ class _Compiler:
         else:
             raise TypeError(pat)
 
-    def key(self, n: _Node, other: set[str]) -> str:
+    def key(self, n: Node, other: set[str]) -> str:
         return self.V(sorted(set(n.names) & other))
 
-    def insert(self, n: _Node, key: str, always: bool) -> None:
+    def insert(self, n: Node, key: str, always: bool) -> None:
         """P7/P8: the insertion request of a live activation of ``n`` (and max:VAR / min:VAR preference)."""
         cond = "" if always or self.o.policy == "recent" else ", not hascand(k)"
         self.emit(f"insreq(k,{n.id},{key},{self.V(n.names)},S,E) :- {self.live(n)}{cond}.")
         if self.kind in ("max", "min") and self.ivar in n.names:
-            vx = _tuple([f"X_{i}" for i in range(len(n.names))])
-            vy = _tuple([f"Y_{i}" for i in range(len(n.names))])
+            vx = tuple_text([f"X_{i}" for i in range(len(n.names))])
+            vy = tuple_text([f"Y_{i}" for i in range(len(n.names))])
             i = n.names.index(self.ivar)
             cmp = ">" if self.kind == "max" else "<"
             self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,_,{vy},_,_), insreq(k,{n.id},_,{vx},_,_), "
                       f"Y_{i} {cmp} X_{i}.")
 
-    def join(self, n: _Node, p: _Node) -> None:
+    def join(self, n: Node, p: Node) -> None:
         """P7 at a binary node ``p`` (not ``or``): candidates for ``n`` arriving, and its insertion."""
-        op = p.pat.op
+        op = p.pattern.op
         left, right = p.children
         o = right if n is left else left
         rels, rs, re_ = _REL[op]
@@ -253,18 +217,18 @@ class _Compiler:
             rels += ["HS=(S1+S2-|S1-S2|)/2", "HE=(E1+E2+|E1-E2|)/2"]
         else:
             rels += [f"HS={rs}", f"HE={re_}"]
-        if p.q is not None:
-            rels.append(f"HE-HS<={p.q}")
+        if p.window is not None:
+            rels.append(f"HE-HS<={p.window}")
         se_n, se_o = (("S1", "E1"), ("S2", "E2")) if n is left else (("S2", "E2"), ("S1", "E1"))
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
                   f"{_CUR}(k,{o.id},T,_,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
         if not (op == "seq" and n is right):  # no later instance can complete the right of seq
             self.emit_insert_with_key(n, set(o.names))
 
-    def emit_insert_with_key(self, n: _Node, other: set[str], always: bool = False) -> None:
+    def emit_insert_with_key(self, n: Node, other: set[str], always: bool = False) -> None:
         self.insert(n, self.key(n, other), always)
 
-    def not_join(self, n: _Node, p: _Node) -> None:
+    def not_join(self, n: Node, p: Node) -> None:
         """P7 ``not(p1).[p2,p3]`` per witness: p1 always inserted, p2 inserted, p3 joined (never stored)."""
         a, b, c = p.children
         if n is c:   # a blocker is appended: never replaced, never consumed, no interval policy
@@ -273,29 +237,16 @@ class _Compiler:
         if n is a:
             self.emit_insert_with_key(n, set(b.names), always=True)
             return
-        local = pattern_vars(p.pat.negated) - set(p.names)
+        local = pattern_vars(p.pattern.negated) - set(p.names)
         never = bool(local) and self.o.not_local_vars == "free"
         V2 = self.V(a.names)
         st2 = f"{_CUR}(k,{a.id},T,_,{V2},Sy,Ey)"
         if not never:
             self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},_,_,{self.V(c.names)},S1,E1), "
                       "Ey<S1, E1<Sx.")
-        win = f", Ex-Sy<={p.q}" if p.q is not None else ""
+        win = f", Ex-Sy<={p.window}" if p.window is not None else ""
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},Sy,Ex)) :- {self.live(n, 'Sx', 'Ex')}, {st2}, Ey<Sx{win}, "
                   "not blk(k,T).")
-
-    def check_not(self, n: _Node) -> None:
-        """The restriction of asp/etalis.py (A6): a variable local to the negated part may not occur elsewhere."""
-        p = n.pat
-        local = pattern_vars(p.negated) - set(n.names)
-        outside = {v.name for a_ in self.rule.head.args for v in A.term_vars(a_)}
-        outside |= _vars_except(self.prog.effective_body(self.rule), p.negated)
-        clash = sorted(local & outside)
-        if clash:
-            raise UnsupportedError(
-                f"variable {clash[0]} of the negated part of {p} also occurs outside the negation but not in its "
-                "delimiters; the oracle only supports negated parts whose variables are bound by the delimiters "
-                "or local to the negation (note etalis.md A6)")
 
 
 def compile_policy(program: A.Program, options: Options) -> Compiled:
@@ -318,17 +269,17 @@ def stream_facts(events: Sequence[StreamEvent]) -> str:
         UnsupportedError: a non-ground event or a float argument.
         ValueError: the ends decrease (P3: the stream must be in arrival order).
     """
-    vs = _Vars()
+    vs = ClingoVars()
     out = []
     last = None
     for i, ev in enumerate(events):
         if any(True for a in ev.atom.args for _ in A.term_vars(a)):
-            raise UnsupportedError(f"stream event {ev.atom} is not ground")
+            raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
         if last is not None and ev.end < last:
             raise ValueError(f"stream event {i} ({ev}) ends before its predecessor: the policies need the "
                              "arrival order (non-decreasing ends, ETALIS-P 3)")
         last = ev.end
-        out.append(f"occ({_atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)},{i}).")
+        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)},{i}).")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -380,7 +331,7 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
         ctl.add("even", ["k"], feven + "\n" + comp.step[0])
         ctl.add("odd", ["k"], fodd + "\n" + comp.step[1])
     except RuntimeError as e:
-        raise OracleError(f"clingo rejected the program: {e}; {' '.join(messages)}") from None
+        raise OracleError(f"oracle: clingo rejected the program: {e}; {' '.join(messages)}") from None
     ctl.ground([("base", [])])
     k = 0
     while True:
@@ -404,16 +355,16 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     stats.atoms = len(atoms)
     open_atoms = [str(a.symbol) for a in atoms if not a.is_fact]
     if open_atoms:
-        raise OracleError(f"step encoding not evaluated to facts (bug): {open_atoms[:5]}")
+        raise OracleError(f"oracle: step encoding not evaluated to facts (bug): {open_atoms[:5]}")
     bad = [str(a.symbol) for a in atoms.by_signature("bad", 2)]
     if bad:
-        raise OracleError(f"ETALIS-P invariant violated (bug): {bad[:5]}")
+        raise OracleError(f"oracle: ETALIS-P invariant violated (bug): {bad[:5]}")
     res = set()
     for a in atoms.by_signature("disp", 4):
         _, ev, s, e = a.symbol.arguments
-        atom = decode_atom(ev)
-        if include_input or atom.key in derived:
-            res.add((str(atom), s.number, e.number))
+        a_ = decode_atom(ev)
+        if include_input or a_.key in derived:
+            res.add((str(a_), s.number, e.number))
     steps = k + 1
     tr: tuple[Step, ...] = ()
     if want_trace:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import resource
 import select
 import signal
 import time
@@ -36,6 +37,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import clingo
+
+from ceplab.semantics.errors import OracleError
 
 
 # ---------------------------------------------------------------- limits, stats, outcomes
@@ -114,10 +117,6 @@ class LimitExceeded(Exception):
         super().__init__(reason)
         self.reason = reason
         self.stats = stats if stats is not None else Stats()
-
-
-class OracleError(RuntimeError):
-    """An unexpected failure inside an oracle call (a bug, not a limit)."""
 
 
 # ---------------------------------------------------------------- escaping
@@ -232,7 +231,7 @@ class Solver:
         try:
             self.ctl = clingo.Control(list(args), logger=self._log, message_limit=100)
         except RuntimeError as e:
-            raise OracleError(f"bad clingo arguments {list(args)}: {e}") from None
+            raise OracleError(f"oracle: bad clingo arguments {list(args)}: {e}") from None
 
     def _log(self, code: clingo.MessageCode, msg: str) -> None:
         self.messages.append(msg)
@@ -252,7 +251,7 @@ class Solver:
         try:
             self.ctl.add(part, list(params), program)
         except RuntimeError as e:
-            raise OracleError(f"clingo rejected the program: {e}; {' '.join(self.messages)}") from None
+            raise OracleError(f"oracle: clingo rejected the program: {e}; {' '.join(self.messages)}") from None
         finally:
             self.stats.ground_seconds += time.perf_counter() - t0
 
@@ -275,7 +274,7 @@ class Solver:
         except RuntimeError as e:
             if "bad_alloc" in str(e):
                 raise LimitExceeded("memory exhausted while grounding", self.stats) from None
-            raise OracleError(f"grounding failed: {e}; {' '.join(self.messages)}") from None
+            raise OracleError(f"oracle: grounding failed: {e}; {' '.join(self.messages)}") from None
         finally:
             self.stats.ground_seconds += time.perf_counter() - t0
         self._check_time("grounding")
@@ -405,12 +404,11 @@ def _child(fn: Callable[..., Any], args: tuple, kw: dict, limits: Limits, wfd: i
     gc.freeze()  # keep the collector away from the parent's objects (no copy-on-write storms)
     try:
         if limits.memory_mb is not None:
-            try:
-                import resource
-                cap = _vm_bytes() + limits.memory_mb * 2**20
-                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-            except (ImportError, ValueError, OSError):
-                pass
+            cap = _vm_bytes() + limits.memory_mb * 2**20
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            if hard != resource.RLIM_INFINITY:
+                cap = min(cap, hard)  # a soft limit above the hard one is a ValueError
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         try:
             out: tuple = ("ok", fn(*args, **kw))
         except LimitExceeded as e:

@@ -19,8 +19,6 @@ would be an error is ``false`` where it occurs.
 """
 from __future__ import annotations
 
-import re
-from datetime import datetime, timezone
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
@@ -28,7 +26,8 @@ from typing import Any, Callable, Optional
 
 from rdflib import XSD, Literal
 
-from ceplab.semantics.epsparql import ast as A
+from ceplab.semantics.epsparql import ast as A, translate
+from ceplab.semantics.epsparql.options import Options
 from ceplab.semantics.epsparql.results import INTEGER_TYPES, canonical_decimal, canonical_term
 
 
@@ -42,66 +41,23 @@ class _Err:
 ERR: Any = _Err()
 """The error value of SPARQL's three-valued logic."""
 
-_DUR = re.compile(r"^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
-
-
-def _translate():
-    try:
-        from ceplab.semantics.epsparql import translate  # type: ignore
-    except Exception:  # pragma: no cover - the parser slice is written concurrently
-        return None
-    return translate
-
-
 def duration_ticks(lit: Literal, tick_seconds: int) -> int:
-    """An ``xsd:duration`` literal in ticks (A15): years/months rejected, a non-whole number of ticks rejected.
-
-    Uses ``ceplab.semantics.epsparql.translate.duration_ticks`` when the parser slice provides it.
+    """An ``xsd:duration`` literal in ticks (A15): ``ceplab.semantics.epsparql.translate.duration_ticks``.
 
     Raises:
         ValueError: years or months, ill-formed, or not a whole number of ticks.
     """
-    tr = _translate()
-    if tr is not None and hasattr(tr, "duration_ticks"):
-        from ceplab.semantics.epsparql.options import Options
-
-        return int(tr.duration_ticks(lit, Options(tick_seconds=tick_seconds)))
-    m = _DUR.match(str(lit).strip())
-    if not m or str(lit).strip() in ("P", "-P") or str(lit).strip().endswith("T"):
-        raise ValueError(f"ill-formed xsd:duration {lit.n3()}")
-    sign, y, mo, d, h, mi, s = m.groups()
-    if y or mo:
-        raise ValueError(f"xsd:duration {lit.n3()} has years or months, which are not a fixed number of ticks "
-                         "(note A15)")
-    secs = Fraction(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Fraction(Decimal(s or 0))
-    ticks = secs / tick_seconds
-    if ticks.denominator != 1:
-        raise ValueError(f"xsd:duration {lit.n3()} is not a whole number of ticks of {tick_seconds} s (A15)")
-    return -int(ticks) if sign else int(ticks)
+    return int(translate.duration_ticks(lit, Options(tick_seconds=tick_seconds)))
 
 
 def datetime_ticks(lit: Literal, tick_seconds: int) -> int:
-    """An ``xsd:dateTime`` literal as ticks since the epoch (UTC; a naive value is read as UTC).
+    """An ``xsd:dateTime`` literal as ticks since the epoch (UTC; a naive value is read as UTC):
+    ``ceplab.semantics.epsparql.translate.datetime_ticks``.
 
     Raises:
         ValueError: ill-formed, or not a whole number of ticks.
     """
-    tr = _translate()
-    if tr is not None and hasattr(tr, "datetime_ticks"):
-        from ceplab.semantics.epsparql.options import Options
-
-        return int(tr.datetime_ticks(lit, Options(tick_seconds=tick_seconds)))
-    v = lit.toPython()
-    if not isinstance(v, datetime):
-        raise ValueError(f"ill-formed xsd:dateTime {lit.n3()}")
-    if v.tzinfo is None:
-        v = v.replace(tzinfo=timezone.utc)
-    delta = v - datetime(1970, 1, 1, tzinfo=timezone.utc)
-    secs = Fraction(delta.days * 86400 + delta.seconds) + Fraction(delta.microseconds, 1_000_000)
-    ticks = secs / tick_seconds
-    if ticks.denominator != 1:
-        raise ValueError(f"xsd:dateTime {lit.n3()} is not a whole number of ticks of {tick_seconds} s (A15)")
-    return int(ticks)
+    return int(translate.datetime_ticks(lit, Options(tick_seconds=tick_seconds)))
 
 
 def make_value(tick_seconds: int) -> Callable[[Any], Any]:

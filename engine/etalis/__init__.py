@@ -1,7 +1,7 @@
 """Incremental ETALIS evaluator: event-driven backward chaining (note etalis.md section 3, 9.5).
 
-``evaluator(program, options)`` binarizes every event rule into one goal store per sub-pattern (the same node
-structure as the clingo oracle ``asp/etalis.py``, note 9.2) and returns an :class:`ceplab.engine.etalis.evaluate.Evaluator`
+``evaluator(program, options)`` binarizes every event rule into one goal store per sub-pattern (the nodes of the
+shared front end :mod:`ceplab.semantics.etalis.binarize`, note 9.2) and returns an :class:`ceplab.engine.etalis.evaluate.Evaluator`
 with ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``, ``path`` and ``stats()``.
 Results are ``(atom_text, start, end)``, each emitted exactly once.  Only the UNRESTRICTED consumption policy
 (= the declarative minimal model, Figure 2) is implemented.
@@ -24,8 +24,8 @@ def evaluator(program: A.Program, options: Options = Options()):
 
     Raises:
         UnsupportedError: a switch value the engine does not implement (``not_reading="literal"``;
-            ``during_result="contained"`` together with ``not`` under ``unrestricted``), or any construct the
-            oracle rejects (floats, ``/``, arithmetic in event patterns, ...).
+            ``during_result="contained"`` together with ``not`` under ``unrestricted``), floats or ``/``, or a
+            construct the front end rejects (arithmetic in event patterns, A6 negation clashes).
     """
     if options.policy != "unrestricted":
         from ceplab.engine.etalis.policy import PolicyEvaluator

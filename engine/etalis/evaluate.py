@@ -24,8 +24,15 @@ windows, stores grow without bound.
 Where-conditions follow the oracle's compilation exactly: negation normal form (``\\+`` pushed to the
 literals, a negated comparison is the complementary comparison), integer arithmetic ``+ - * // rem mod ** ^
 abs min max`` (``//`` and ``rem`` truncate toward zero; undefined arithmetic on non-integers makes the literal
-false in either polarity), comparisons of non-integers in clingo's symbol order.  The static model (LHM of the
-static rules) is computed once at build time with clingo, from the oracle's own static-rule encoding.
+false in either polarity), comparisons of non-integers in the total order of :func:`order_key` (the order clingo
+puts on the oracle's term representation, re-implemented here).  The static model (LHM of the static rules,
+note 1.2) is computed once at build time by a naive bottom-up fixpoint (:func:`static_model`).
+
+The engine shares nothing with the oracle but ``semantics/``: the rule front end (binarization into nodes, the
+rejection of arithmetic in event patterns and of A6 negation clashes) is
+:mod:`ceplab.semantics.etalis.binarize`; the integer-data restrictions are checked here
+(:func:`check_integer_program`).  Source: Anicic et al. 2012, "Stream reasoning and complex event processing in
+ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
 Options: ``not_local_vars``, ``proper_intervals_only``, ``window`` are implemented; ``during_result="contained"``
 only for programs without ``not`` (it breaks the hull/time stratification; GC is then disabled);
@@ -38,14 +45,13 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Iterator, Optional
 
-import clingo
-
-from ceplab.asp.etalis import UnsupportedError, compile_program, decode_atom, _term, _Vars
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import Options
 
-__all__ = ["Evaluator", "UnsupportedError"]
+__all__ = ["Evaluator", "UnsupportedError", "check_integer_program", "order_key", "static_model"]
 
 Result = tuple[str, int, int]
 
@@ -55,10 +61,90 @@ _NEG = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "=": "!=", "!=": "="}
 
 
 # ------------------------------------------------------------------------------------------------ terms
+_ARITH = {("+", 2), ("-", 2), ("*", 2), ("//", 2), ("rem", 2), ("mod", 2), ("**", 2), ("^", 2), ("min", 2),
+          ("max", 2), ("-", 1), ("abs", 1)}
+
+
 @lru_cache(maxsize=100_000)
-def _symbol(t: A.Term) -> clingo.Symbol:
-    """A ground value as the oracle's clingo symbol (for clingo's total order on non-integers)."""
-    return clingo.parse_term(_term(t, _Vars()))
+def order_key(t: A.Term) -> tuple:
+    """Sort key of a ground value (AST term, integers as ``Num``) for ``< =< > >=`` on non-integers.
+
+    The order is the one clingo puts on the oracle's term representation (integers; the empty list ``l``;
+    atoms as strings; then compound terms by arity, then name, then arguments: ``q(text)`` for strings,
+    ``l(items..)`` for lists, ``c("f",args..)`` for ``f(args..)``), written here without clingo: integers <
+    ``[]`` < atoms (by text) < compounds.  Strings compare by code point (the oracle's NUL and surrogate
+    escapes are not modelled).
+
+    Raises:
+        TypeError: ``t`` is not a ground term.
+    """
+    if isinstance(t, A.Num):
+        return (0, t.value)
+    if isinstance(t, A.List) and not t.items:
+        return (1,)
+    if isinstance(t, A.Sym):
+        return (2, t.name)
+    if isinstance(t, A.Str):
+        return (3, 1, "q", ((2, t.value),))
+    if isinstance(t, A.List):
+        return (3, len(t.items), "l", tuple(order_key(i) for i in t.items))
+    if isinstance(t, A.Compound):
+        return (3, len(t.args) + 1, "c", ((2, t.functor),) + tuple(order_key(a) for a in t.args))
+    raise TypeError(f"not a ground value: {t!r}")
+
+
+def _check_term(t: A.Term, where: object) -> None:
+    if isinstance(t, A.Num) and isinstance(t.value, float):
+        raise UnsupportedError(f"engine: float {t.value!r} in {where}: the engine uses integer arithmetic only, as "
+                               "the oracle; scale real-valued data to integers (note etalis.md 9.1)")
+    if isinstance(t, A.List):
+        for i in t.items:
+            _check_term(i, where)
+    elif isinstance(t, A.Compound):
+        if t.is_arithmetic and (t.functor, len(t.args)) not in _ARITH:
+            raise UnsupportedError(f"engine: arithmetic {t} in {where} is not supported (integer + - * // rem mod "
+                                   "** ^ abs min max only; '/' may produce floats)")
+        for a in t.args:
+            _check_term(a, where)
+
+
+def _check_cond(c: A.Cond, where: object) -> None:
+    for it in A.cond_items(c):
+        if isinstance(it, A.StaticAtom):
+            for a in it.args:
+                _check_term(a, where)
+        elif isinstance(it, A.Is):
+            _check_term(it.var, where)
+            _check_term(it.expr, where)
+        elif isinstance(it, A.Cmp):
+            _check_term(it.left, where)
+            _check_term(it.right, where)
+
+
+def check_integer_program(program: A.Program) -> None:
+    """Reject what the engine does not evaluate: floats anywhere in ``program`` and arithmetic other than integer
+    ``+ - * // rem mod ** ^ abs min max`` (note etalis.md 9.1).
+
+    Args:
+        program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
+
+    Raises:
+        UnsupportedError: the first offending term (the message names it and its rule).
+    """
+    for s in program.static_rules:
+        for a in s.head.args:
+            _check_term(a, s)
+        if s.body is not None:
+            _check_cond(s.body, s)
+    for r in program.event_rules:
+        for a in r.head.args:
+            _check_term(a, r)
+        for n in A.pattern_nodes(program.effective_body(r)):
+            if isinstance(n, A.EventAtom):
+                for a in n.args:
+                    _check_term(a, r)
+            elif isinstance(n, A.Where):
+                _check_cond(n.cond, r)
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -163,7 +249,7 @@ def _compare(a: A.Term, op: str, b: A.Term) -> bool:
     if isinstance(a, A.Num) and isinstance(b, A.Num):
         x, y = a.value, b.value
     else:
-        x, y = _symbol(a), _symbol(b)
+        x, y = order_key(a), order_key(b)
     if op == "<":
         return x < y
     if op == "<=":
@@ -193,7 +279,7 @@ def admit(event: Any, clock: Optional[int], closed: bool) -> tuple[int, int]:
                          "arrive in non-decreasing end time (note 9.5.7)")
     for a in event.atom.args:
         if not _ground_int_terms(a):
-            raise UnsupportedError(f"stream event {event.atom}: floats/non-ground terms are not supported "
+            raise UnsupportedError(f"engine: stream event {event.atom}: floats/non-ground terms are not supported "
                                    "(integer data, as in the clingo oracle)")
     return s, e
 
@@ -215,15 +301,15 @@ class _Node:
     __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
                  "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey")
 
-    def __init__(self, nid: int, p: A.Pattern, rule: int, q: Optional[int]) -> None:
-        self.id = nid
-        self.p = p
-        self.kind = type(p).__name__ if not isinstance(p, A.Binary) else p.op
-        self.names: tuple[str, ...] = tuple(sorted(visible_vars(p)))
+    def __init__(self, bn: Node, q: Optional[int]) -> None:
+        self.id = bn.id
+        self.p = bn.pattern
+        self.kind = bn.kind
+        self.names: tuple[str, ...] = bn.names
         self.parent: Optional[_Node] = None
         self.side = ""
         self.children: list[_Node] = []
-        self.rule = rule
+        self.rule = bn.rule
         self.q = q                      # tightest window on the node or above it: longer instances are dead
         self.gq = q                     # tightest window strictly above it: GC of stored instances
         self.stored = False             # parent joins on this node's instances
@@ -243,8 +329,8 @@ class Evaluator:
     path = "etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp monotone fixpoint"
 
     def __init__(self, program: A.Program, options: Options = Options()) -> None:
-        # the oracle's compiler validates the program (floats, '/', arithmetic in patterns, NOT variable clash)
-        compile_program(program, options)
+        check_integer_program(program)     # floats, '/' (the engine's own integer-data check)
+        roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
         self.o = options
         has_not = any(isinstance(n, A.Not) for r in program.event_rules
@@ -253,18 +339,17 @@ class Evaluator:
             raise UnsupportedError("not_reading='literal' is not implemented by the incremental engine (a "
                                    "literal NOT result at t can be retracted by a later event at t)")
         if options.during_result == "contained" and has_not:
-            raise UnsupportedError("during_result='contained' with not(..) breaks the time stratification the "
+            raise UnsupportedError("engine: during_result='contained' with not(..) breaks the time stratification the "
                                    "incremental engine relies on")
         self.contained = options.during_result == "contained"
         self.derived = program.derived_predicates()
-        self.static = self._static_model(program)
+        self.static = static_model(program)
         self.nodes: list[_Node] = []
         self.leaves: dict[tuple[str, int], list[_Node]] = defaultdict(list)
         self.points: list[tuple[int, _Node]] = []
         self.roots: list[tuple[_Node, A.EventRule]] = []
-        for i, r in enumerate(program.event_rules):
-            root = self._build(program.effective_body(r), i, None, r)
-            self.roots.append((root, r))
+        for r, bn in zip(program.event_rules, roots):
+            self.roots.append((self._build(bn), r))
         self.points.sort(key=lambda x: x[0])
         self._pi = 0                     # next time point to inject
         self.clock: Optional[int] = None
@@ -277,42 +362,23 @@ class Evaluator:
         self.closed = False
 
     # ---------------------------------------------------------------- build
-    @staticmethod
-    def _static_model(program: A.Program) -> dict[tuple[str, int], set[tuple]]:
-        """LHM of the static rules, computed once with clingo from the oracle's encoding (note 9.1)."""
-        statics = A.Program(tuple(s for s in program.statements if isinstance(s, A.StaticRule)))
-        model: dict[tuple[str, int], set[tuple]] = defaultdict(set)
-        if not statics.statements:
-            return model
-        text = compile_program(statics).text
-        ctl = clingo.Control(["1"])
-        ctl.add("base", [], text + "\n#defined sa/1.\n")
-        ctl.ground([("base", [])])
-        syms: list = []
-        ctl.solve(on_model=lambda m: syms.extend(m.symbols(atoms=True)))
-        for s in syms:
-            if s.name == "sa" and len(s.arguments) == 1:
-                a = decode_atom(s.arguments[0])
-                model[(a.name, len(a.args))].add(a.args)
-        return model
-
-    def _build(self, p: A.Pattern, rule: int, q: Optional[int], r: A.EventRule) -> _Node:
-        gq = q
-        if isinstance(p, A.Window) and not self.contained:
-            q = p.length if q is None else min(q, p.length)
-        n = _Node(len(self.nodes), p, rule, None if self.contained else q)
-        n.gq = None if self.contained else gq
+    def _build(self, bn: Node) -> _Node:
+        """The engine node of front-end node ``bn`` and of its subtree (same ids, pre-order)."""
+        n = _Node(bn, None if self.contained else bn.window)
+        n.gq = None if self.contained or bn.parent is None else bn.parent.window
+        assert n.id == len(self.nodes)
         self.nodes.append(n)
+        p = bn.pattern
         if isinstance(p, A.EventAtom):
             self.leaves[p.key].append(n)
         elif isinstance(p, A.TimePoint):
             self.points.append((int(p.value), n))
         elif isinstance(p, (A.Window, A.Where)):
-            c = self._build(p.pattern, rule, q, r)
+            c = self._build(bn.children[0])
             self._link(n, [(c, "c")])
         elif isinstance(p, A.Binary):
-            lc = self._build(p.left, rule, q, r)
-            rc = self._build(p.right, rule, q, r)
+            lc = self._build(bn.children[0])
+            rc = self._build(bn.children[1])
             self._link(n, [(lc, "l"), (rc, "r")])
             if p.op != "or":
                 shared = sorted(set(lc.names) & set(rc.names))
@@ -324,9 +390,9 @@ class Evaluator:
             else:
                 n.build = (tuple(lc.names.index(x) for x in n.names), tuple(rc.names.index(x) for x in n.names))
         elif isinstance(p, A.Not):
-            sc = self._build(p.start, rule, q, r)
-            ec = self._build(p.end, rule, q, r)
-            nc = self._build(p.negated, rule, q, r)
+            sc = self._build(bn.children[0])
+            ec = self._build(bn.children[1])
+            nc = self._build(bn.children[2])
             self._link(n, [(sc, "s"), (ec, "e"), (nc, "n")])
             shared = sorted(set(sc.names) & set(ec.names))
             for c in (sc, ec):
@@ -540,7 +606,7 @@ class Evaluator:
                     continue
                 res = (s2, e2)
             else:  # pragma: no cover
-                raise UnsupportedError(f"unknown operator {op}")
+                raise UnsupportedError(f"engine: unknown operator {op}")
             lv, rv = lf[0], rf[0]
             self._add(p, tuple(lv[i] if side == 0 else rv[i] for side, i in build), res[0], res[1])
 
@@ -582,6 +648,44 @@ def _ground_int_terms(t: A.Term) -> bool:
     return True
 
 
+# ------------------------------------------------------------------------------------------------ static model
+def static_model(program: A.Program) -> dict[tuple[str, int], set[tuple]]:
+    """The least Herbrand model of the static rules of ``program`` (note etalis.md 1.2, 9.1), by a naive
+    bottom-up fixpoint over the engine's own condition evaluation (:func:`_solve`).
+
+    Args:
+        program: a parsed, checked :class:`ceplab.semantics.etalis.ast.Program` (static rules are Horn clauses
+            with safe heads; floats rejected by :func:`check_integer_program`).
+
+    Returns:
+        ``{(name, arity): {args tuple of ground values}}``.  Does not terminate when the model is infinite
+        (as the oracle's grounding).
+    """
+    model: dict[tuple[str, int], set[tuple]] = defaultdict(set)
+    rules = []
+    for s in program.static_rules:
+        if s.body is None:
+            vals = tuple(_value(a, {}) for a in s.head.args)
+            if all(v is not None for v in vals):
+                model[s.head.key].add(vals)
+        else:
+            rules.append(s)
+    changed = bool(rules)
+    while changed:
+        changed = False
+        for s in rules:
+            new = set()
+            for env in _solve(s.body, {}, False, model):
+                vals = tuple(_value(a, env) for a in s.head.args)
+                if all(v is not None for v in vals):
+                    new.add(vals)
+            facts = model[s.head.key]
+            if not new <= facts:
+                facts |= new
+                changed = True
+    return model
+
+
 # ------------------------------------------------------------------------------------------------ conditions
 def _solve(c: A.Cond, env: dict, neg: bool, static: dict) -> Iterator[dict]:
     """Environments satisfying ``c`` (``neg``: its negation), in the oracle's NNF/DNF reading."""
@@ -590,12 +694,7 @@ def _solve(c: A.Cond, env: dict, neg: bool, static: dict) -> Iterator[dict]:
         return
     if isinstance(c, (A.CAnd, A.COr)):
         if isinstance(c, A.CAnd) != neg:
-            envs = [env]
-            for it in c.items:
-                envs = [e2 for e1 in envs for e2 in _solve(it, e1, neg, static)]
-                if not envs:
-                    return
-            yield from envs
+            yield from _solve_all(list(c.items), env, neg, static)
         else:
             for it in c.items:
                 yield from _solve(it, env, neg, static)
@@ -634,3 +733,33 @@ def _solve(c: A.Cond, env: dict, neg: bool, static: dict) -> Iterator[dict]:
         return
     if _compare(a, op, b):
         yield env
+
+
+def _ready(c: A.Cond, env: dict) -> bool:
+    """Whether conjunct ``c`` can be evaluated under ``env``: a static atom always (it binds), an assignment
+    when the assigned side is a variable and the other side is bound, anything else when all its variables are
+    bound (so the conjunction means the same in any written order, as in the oracle)."""
+    if isinstance(c, A.StaticAtom):
+        return True
+    free = {v.name for v in A.cond_vars(c)} - env.keys() - {"_"}
+    if not free:
+        return True
+    if isinstance(c, A.Is):
+        return not ({v.name for v in A.term_vars(c.expr)} - env.keys())
+    if isinstance(c, A.Cmp) and _CMP[c.op] == "=":
+        for a, b in ((c.left, c.right), (c.right, c.left)):
+            if isinstance(a, A.Var) and not ({v.name for v in A.term_vars(b)} - env.keys()):
+                return True
+    return False
+
+
+def _solve_all(items: list, env: dict, neg: bool, static: dict) -> Iterator[dict]:
+    """Environments satisfying every condition of ``items`` (``neg``: as in :func:`_solve`), evaluating first
+    the earliest item that is :func:`_ready`."""
+    if not items:
+        yield env
+        return
+    i = next((k for k, it in enumerate(items) if _ready(it, env)), 0)
+    rest = items[:i] + items[i + 1:]
+    for e2 in _solve(items[i], env, neg, static):
+        yield from _solve_all(rest, e2, neg, static)

@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Iterator, Optional
 
-import clingo
-
-from ceplab.asp.etalis import UnsupportedError, compile_program
-from ceplab.engine.etalis.evaluate import Evaluator, _compare, _solve, _symbol, _unify, _value, admit, link
+from ceplab.engine.etalis.evaluate import (_compare, _solve, _unify, _value, admit, check_integer_program, link,
+                                           order_key, static_model)
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
+from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 
@@ -46,16 +46,16 @@ class _PNode:
     __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
                  "key_idx", "build", "never_blocks", "nkey", "seq_right", "attr", "swept")
 
-    def __init__(self, nid: int, p: A.Pattern, rule: int, q: Optional[int]) -> None:
-        self.id = nid
-        self.p = p
-        self.kind = type(p).__name__ if not isinstance(p, A.Binary) else p.op
-        self.names: tuple[str, ...] = tuple(sorted(visible_vars(p)))
+    def __init__(self, bn: Node) -> None:
+        self.id = bn.id
+        self.p = bn.pattern
+        self.kind = bn.kind
+        self.names: tuple[str, ...] = bn.names
         self.parent: Optional[_PNode] = None
         self.side = ""
         self.children: list[_PNode] = []
-        self.rule = rule
-        self.q = q                       # q(n): smallest window on the path from n (inclusive) to the root
+        self.rule = bn.rule
+        self.q = bn.window                       # q(n): smallest window on the path from n (inclusive) to the root
         self.stored = False              # child of a binary operator or of not (has a store)
         self.store: dict = {}
         self.key_idx: tuple[int, ...] = ()
@@ -81,7 +81,8 @@ class PolicyEvaluator:
     Results are ``(atom_text, start, end)``, each emitted once, when first derived.
 
     Raises:
-        UnsupportedError: constructs the oracle rejects (floats, ``/``, arithmetic in event patterns).
+        UnsupportedError: floats, ``/`` (:func:`~ceplab.engine.etalis.evaluate.check_integer_program`),
+            arithmetic in event patterns, A6 negation clashes (:mod:`ceplab.semantics.etalis.binarize`).
         ValueError: ``options.policy == "unrestricted"`` (use :class:`Evaluator`); out-of-order events.
     """
 
@@ -89,7 +90,8 @@ class PolicyEvaluator:
         if options.policy == "unrestricted":
             raise ValueError("PolicyEvaluator is for consumption policies; 'unrestricted' is the minimal model "
                              "(ceplab.engine.etalis.evaluate.Evaluator)")
-        compile_program(program, options)          # same validation as the oracle
+        check_integer_program(program)             # floats, '/': the engine's own check
+        roots = binarize(program)                  # the shared front end (ETALIS-P 1): nodes, A6, patterns
         self.program = program
         self.o = options
         self.policy = options.policy
@@ -103,14 +105,14 @@ class PolicyEvaluator:
         self.proper = options.proper_intervals_only
         self.exact = options.window == "exactly"
         self.derived = program.derived_predicates()
-        self.static = Evaluator._static_model(program)
+        self.static = static_model(program)
         self.nodes: list[_PNode] = []
         self.leaves: dict[tuple[str, int], list[_PNode]] = {}
         self.points: list[tuple[int, int, _PNode]] = []
         self.heads: list[A.EventAtom] = []
-        for i, r in enumerate(program.event_rules):
+        for r, bn in zip(program.event_rules, roots):
             self.heads.append(r.head)
-            self._build(program.effective_body(r), i, None)
+            self._build(bn)
         rank = dispatch_order(program)                   # ETALIS-P 5: the for_each order
         for lst in self.leaves.values():
             lst.sort(key=lambda n: rank[n.id])
@@ -126,10 +128,10 @@ class PolicyEvaluator:
         self.closed = False
 
     # ---------------------------------------------------------------- build (ETALIS-P 1)
-    def _build(self, p: A.Pattern, rule: int, q: Optional[int]) -> _PNode:
-        if isinstance(p, A.Window):
-            q = p.length if q is None else min(q, p.length)
-        n = _PNode(len(self.nodes), p, rule, q)
+    def _build(self, bn: Node) -> _PNode:
+        p = bn.pattern
+        n = _PNode(bn)
+        assert n.id == len(self.nodes)
         self.nodes.append(n)
         if self.ivar is not None and self.ivar in n.names:
             n.attr = n.names.index(self.ivar)
@@ -138,10 +140,10 @@ class PolicyEvaluator:
         elif isinstance(p, A.TimePoint):
             self.points.append((int(p.value), n.id, n))
         elif isinstance(p, (A.Window, A.Where)):
-            self._link(n, [(self._build(p.pattern, rule, q), "c")])
+            self._link(n, [(self._build(bn.children[0]), "c")])
         elif isinstance(p, A.Binary):
-            lc = self._build(p.left, rule, q)
-            rc = self._build(p.right, rule, q)
+            lc = self._build(bn.children[0])
+            rc = self._build(bn.children[1])
             self._link(n, [(lc, "l"), (rc, "r")])
             if p.op == "or":
                 n.build = (tuple(lc.names.index(x) for x in n.names), tuple(rc.names.index(x) for x in n.names))
@@ -154,9 +156,9 @@ class PolicyEvaluator:
                 n.build = tuple((0, lc.names.index(x)) if x in lc.names else (1, rc.names.index(x))
                                 for x in n.names)
         elif isinstance(p, A.Not):
-            sc = self._build(p.start, rule, q)
-            ec = self._build(p.end, rule, q)
-            nc = self._build(p.negated, rule, q)
+            sc = self._build(bn.children[0])
+            ec = self._build(bn.children[1])
+            nc = self._build(bn.children[2])
             self._link(n, [(sc, "s"), (ec, "e"), (nc, "n")])
             shared = sorted(set(sc.names) & set(ec.names))
             for c in (sc, ec):
@@ -321,7 +323,7 @@ class PolicyEvaluator:
                 except KeyError:
                     continue
             if len(sols) > 1:
-                sols = sorted(sols, key=lambda t: clingo.Function("", [_symbol(v) for v in t]))
+                sols = sorted(sols, key=lambda t: tuple(order_key(v) for v in t))
             return [(_ACT, p, v, s, e) for v in sols]
         if k == "or":
             idx = p.build[0] if n.side == "l" else p.build[1]
@@ -352,7 +354,7 @@ class PolicyEvaluator:
             return (s2, e2) if s1 == s2 and e1 < e2 and not (proper and not (s1 < e1 and s2 < e2)) else None
         if op == "finishes":
             return (s2, e2) if e1 == e2 and s2 < s1 and not (proper and not (s1 < e1 and s2 < e2)) else None
-        raise UnsupportedError(f"unknown operator {op}")   # pragma: no cover
+        raise UnsupportedError(f"engine: unknown operator {op}")   # pragma: no cover
 
     def _join(self, p: _PNode, n: _PNode, vals: tuple, s: int, e: int) -> Optional[list]:
         left = n.side == "l"

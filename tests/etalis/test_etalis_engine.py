@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from ceplab.asp.etalis import UnsupportedError, oracle
+from ceplab.asp.etalis import oracle
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.asp.oracle import Limits, OracleResult
 from ceplab.engine.etalis import evaluator
 from ceplab.semantics.errors import ParseError

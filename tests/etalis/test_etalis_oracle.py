@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ceplab.asp.etalis import ModelError, UnsupportedError, compile_program, oracle
+from ceplab.asp.etalis import compile_program, oracle
+from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.asp.oracle import Limits, OracleResult, Undecided
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.options import Options

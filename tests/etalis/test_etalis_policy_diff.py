@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from ceplab.asp.etalis import UnsupportedError
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.asp.etalis_policy import oracle as spec
 from ceplab.asp.oracle import Limits, OracleResult
 from ceplab.engine.etalis import evaluator

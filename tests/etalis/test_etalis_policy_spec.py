@@ -7,7 +7,8 @@ unrestricted answers without negation; join-free programs do not depend on the p
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from ceplab.asp.etalis import UnsupportedError, oracle as unrestricted_oracle
+from ceplab.asp.etalis import oracle as unrestricted_oracle
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.asp.etalis_policy import compile_policy, oracle, trace
 from ceplab.asp.oracle import Limits, OracleResult, Undecided
 from ceplab.semantics.errors import ParseError

@@ -16,7 +16,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from ceplab.asp.etalis import UnsupportedError, oracle
+from ceplab.asp.etalis import oracle
+from ceplab.semantics.errors import UnsupportedError
 from ceplab.asp.oracle import Limits, OracleResult
 from ceplab.engine.etalis import evaluator
 from ceplab.semantics.errors import ParseError
