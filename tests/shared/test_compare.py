@@ -159,14 +159,6 @@ def test_options_from_kv():
     assert str(OptionError("x", "--set")).startswith("--set: ")
 
 
-def test_cel_options_from_kv():
-    from ceplab.semantics.cel.options import Options
-
-    assert options_from_kv(Options, ["max_scope=global"]).max_scope == "global"
-    with pytest.raises(OptionError, match="same_end, global"):
-        options_from_kv(Options, ["max_scope=local"])
-
-
 def test_report_verdict_precedence():
     r = Report(agree=False, undecided="limit", problems=["result [1] emitted 2 times"])
     assert r.verdict == "disagree"
@@ -184,39 +176,3 @@ def test_drop_events_renumbers():
     timed = Stream([Event("A", 5, {}, 0), Event("B", 7, {}, 1), Event("C", 9, {}, 2)])
     t = drop_events(timed, [1])
     assert [(e.type, e.time, e.position) for e in t] == [("A", 5, 0), ("C", 9, 1)]
-
-
-def test_cel_simplifications_are_smaller_and_mostly_parse():
-    from ceplab.semantics.cel.ast import size
-    from ceplab.semantics.cel.parser import parse
-    from ceplab.workbench.langs.cel.simplify import simplifications as cel_simplifications
-
-    text = 'MAX(((A AS x FILTER x.v > 1) ; (B AS y)+) OR C AS z WITHIN 3)'
-    q = parse(text)
-    cands = list(cel_simplifications(text))
-    assert str(parse(text).formula) in [str(parse(c).formula) for c in cands[:2]]  # strategy/WITHIN
-    parsed = [parse(c) for c in cands]
-    assert all(size(p.formula) < size(q.formula) or p.strategy == "ALL" or p.within is None
-               for p in parsed)
-    assert any(str(p.formula) == "C AS z" for p in parsed)
-    assert len(set(cands)) == len(cands)
-
-
-def test_shrink_injected_fault_with_real_cel():
-    from ceplab.workbench import language as languages
-    from ceplab.workbench.shrink import shrink
-    from ceplab.workbench.spark import faulty_language
-
-    lang = faulty_language(languages.get("cel"), "drop")
-    query = "((A AS x FILTER x.v >= 0) ; (B AS y)+) OR C AS z"
-    stream = Stream.of([("C", {"v": 0}), ("A", {"v": 1}), ("A", {"v": 2}), ("B", {"v": 0}),
-                        ("C", {"v": 1}), ("B", {"v": 2})])
-
-    def fails(q, s):
-        return compare(lang, lang.parse(q), s).verdict == "disagree"
-
-    assert fails(query, stream)
-    small = shrink(lang, query, stream, fails)
-    assert fails(small.query, small.stream)
-    assert len(small.stream) == 1 and small.steps > 0
-    assert len(small.query) < len(query)

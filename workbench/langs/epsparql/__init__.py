@@ -43,6 +43,8 @@ from ceplab.workbench.langs.epsparql.background import (WithBackground, attach_i
                                                         bundled_background, unwrap, with_background)
 
 __all__ = ["LANGUAGE", "WithBackground", "with_background"]
+from ceplab.workbench.langs.epsparql.streams import (drop_events, event_row, read_stream, stream_from_json,
+                                                     stream_to_json)
 from ceplab.workbench.language import Input, Language, PaperFormat, Peer
 
 PAPER = ("Anicic, Fodor, Rudolph, Stojanovic: EP-SPARQL: a unified language for event processing and "
@@ -138,66 +140,6 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
         i = bisect.bisect_right(ends, int(r.end))
         out[r] = pos[i] if i < len(stream) else None
     return out
-
-
-# ----------------------------------------------------------------------------- streams
-def _nt(t: Any) -> str:
-    from ceplab.semantics.epsparql.streams import _nt as nt
-
-    return nt(t)
-
-
-def stream_to_json(stream: Iterable[Any]) -> list[dict]:
-    """Occurrences as JSON objects ``{"s", "p", "o" (N-Triples), "start", "end"}`` (reproducers)."""
-    return [{"s": _nt(o.s), "p": _nt(o.p), "o": _nt(o.o), "start": int(o.start), "end": int(o.end)}
-            for o in stream]
-
-
-def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
-    """Inverse of :func:`stream_to_json` (through the line-format reader: checks, dedupe, positions)."""
-    from ceplab.semantics.epsparql.streams import read_line_stream
-
-    lines = []
-    for i, x in enumerate(items):
-        if not isinstance(x, dict) or not all(k in x for k in ("s", "p", "o", "start")):
-            raise StreamError("expected an object with s, p, o, start (and end)", name, i + 1, 1)
-        lines.append(f"{x['s']} {x['p']} {x['o']} {int(x['start'])} {int(x.get('end', x['start']))} .")
-    return read_line_stream("\n".join(lines) + ("\n" if lines else ""), name)
-
-
-def read_stream(path: Any) -> list:
-    """A stream file: ``.trig``, the line format (``.nt``/``.txt``/``.stream``), or ``.jsonl`` (one
-    :func:`stream_to_json` object per line, as fuzz reproducers write them)."""
-    from ceplab.semantics.epsparql.streams import read_stream as rs
-
-    p = Path(path)
-    if p.suffix.lower() != ".jsonl":
-        return rs(p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise StreamError(f"cannot read the stream: {e.strerror or e}", str(p)) from None
-    items = []
-    for ln, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise StreamError(f"malformed JSON: {e.msg}", str(p), ln, e.colno) from None
-    return stream_from_json(items, str(p))
-
-
-def event_row(o: Any) -> tuple[int, str, dict]:
-    """``(start, predicate, {"s", "o", "end"})`` of an occurrence for the Spark streams table."""
-    return int(o.start), _nt(o.p), {"s": _nt(o.s), "o": _nt(o.o), "end": int(o.end)}
-
-
-def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
-    """``stream`` without the occurrences at the given indices; positions renumbered, times kept."""
-    d = set(drop)
-    kept = [o for i, o in enumerate(stream) if i not in d]
-    return [o._replace(position=i) for i, o in enumerate(kept)]
 
 
 # ----------------------------------------------------------------------------- generators

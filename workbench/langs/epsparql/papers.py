@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ceplab.semantics.errors import StreamError
+from ceplab.workbench.langs.epsparql.streams import read_stream
 
 #: The namespace bare names in the compact notation stand for (``ACME`` = ``:ACME``).
 EX = "http://example.org/"
@@ -57,8 +58,6 @@ def paper_stream(value: Any, file: str) -> list:
     if isinstance(value, dict) and "events" in value:
         value = value["events"]
     if isinstance(value, str) and re.search(r"\.(trig|nt|txt|stream|jsonl)$", value):
-        from ceplab.workbench.langs.epsparql import read_stream
-
         return read_stream(Path(file).parent / value)
     if isinstance(value, (str, list)):
         return parse_compact_stream(value, file)
