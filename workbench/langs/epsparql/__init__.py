@@ -32,13 +32,12 @@ Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 from __future__ import annotations
 
 import bisect
-import json
 import random
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ceplab.semantics.epsparql.options import Options
-from ceplab.semantics.errors import ParseError, StreamError, UnsupportedError
+from ceplab.semantics.errors import ParseError, UnsupportedError
 from ceplab.workbench.langs.epsparql.background import (WithBackground, attach_inline, background_json,
                                                         bundled_background, unwrap, with_background)
 
