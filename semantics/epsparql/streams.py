@@ -22,7 +22,7 @@ Readers and writers (errors are :class:`ceplab.semantics.errors.StreamError` wit
   :mod:`ceplab.semantics.rdfstream` read with ``unit="triple"``: one named graph per occurrence (a graph with
   several triples is several occurrences with the same interval), and in the default graph its interval
   ``<g> ceplab:start 3 ; ceplab:end 5 .`` (``ceplab:`` = :data:`CEPLAB`; ``ceplab:end`` optional = point;
-  ``ceplab:stream`` allowed, on every graph or none, and ignored: EP-SPARQL has one stream).  Occurrences are
+  ``ceplab:stream`` allowed, on every graph or none, naming one stream: EP-SPARQL reads one stream).  Occurrences are
   sorted by end; ties keep **file order** (the order in which graphs first receive triples, as rdflib parses
   them).  If the graphs carry ``ceplab:seq`` integers (all of them must then), ties are ordered by
   ``ceplab:seq`` instead (equal ``seq``: file order).  Triples of one graph are ordered by their N-Triples
@@ -49,7 +49,8 @@ from rdflib.util import from_n3
 
 from ceplab.semantics.epsparql.results import canonical_term
 from ceplab.semantics.errors import StreamError
-from ceplab.semantics.rdfstream import CEPLAB, StreamElement, dumps_trig_elements, nt_term, parse_trig_elements
+from ceplab.semantics.rdfstream import (CEPLAB, StreamElement, _Locator, dumps_trig_elements, nt_term,
+                                       parse_trig_elements)
 
 __all__ = ["CEPLAB", "SCHEMA_PREDICATES", "Occurrence", "Background", "read_line_stream", "dumps_line_stream",
            "read_trig_stream", "dumps_trig", "read_stream", "read_background", "LINE_SUFFIXES"]
@@ -242,9 +243,15 @@ def read_trig_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
     Raises:
         StreamError: TriG syntax errors (with the line rdflib reports), a graph without a ``ceplab:start``,
             non-integer or repeated times, ``end < start``, blank graph names, stray default-graph triples,
-            schema triples, ill-typed numeric literals.
+            schema triples, ill-typed numeric literals, graphs of more than one ``ceplab:stream``.
     """
     els = parse_trig_elements(text, file, unit="triple", order="end", triple_hook=_occurrence_triple)
+    streams = {e.stream for e in els}
+    if len(streams) > 1:
+        other = min((e for e in els if e.stream != els[0].stream), key=lambda e: e.position)
+        line, col = _Locator(text)(other.name)
+        raise StreamError(f"graph {other.name.n3()} is in stream {other.stream.n3()}, another in "
+                          f"{els[0].stream.n3()}: an EP-SPARQL stream file holds one stream", file, line, col)
     return _dedupe(Occurrence(*e.content, e.start, e.end, 0) for e in els)
 
 
