@@ -339,7 +339,7 @@ def _parse_dataset(text: str, file: Optional[str]) -> tuple[Dataset, dict[Node, 
         line = getattr(e, "lines", None)
         why, i, src = getattr(e, "_why", None), getattr(e, "_i", None), getattr(e, "_str", None)
         col = None
-        if isinstance(i, int) and isinstance(src, bytes):
+        if isinstance(i, int) and 0 <= i <= len(text) and isinstance(src, bytes):
             s = src.decode("utf-8", "replace")
             if s == text:
                 line, col = _line_col(text, i)
