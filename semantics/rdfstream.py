@@ -31,10 +31,14 @@ is optional but then absent on every graph (the items' ``stream`` is None: one u
 by ``seq``, ties by their place in the file. Graph names must be IRIs; the default graph may only hold
 these annotations, about graph names. With ``require_order=True`` each stream's graphs must already
 appear in time order in the file ("time goes backwards" otherwise); by default they are sorted.
+File order is the order in which rdflib's parser gives each named graph its first triple (recorded by
+the store, since rdflib's dataset does not keep it). rdflib renames blank nodes when it parses (labels
+shared across graphs stay shared), so graph contents compare up to renaming, while triple elements
+holding blank nodes do not come back equal from TriG (Parquet keeps the labels).
 
 **Parquet** (pyarrow), one row per triple, terms in N-Triples form (:func:`nt_term`), graph and stream
 names as plain IRI text, with ``ceplab.schema`` and ``ceplab.schema_version`` in the file metadata
-(:data:`SCHEMA_VERSION`); see :data:`GRAPH_EVENTS_SCHEMA` and :data:`ELEMENTS_SCHEMA`. Flat events have
+(:data:`SCHEMA_VERSION`); see :func:`graph_events_schema` and :func:`elements_schema`. Flat events have
 theirs in :mod:`ceplab.semantics.events`.
 
 Errors: every reader raises :class:`ceplab.semantics.errors.StreamError` naming the file, and the line
