@@ -3,6 +3,14 @@
 Time is in integer ticks. Atomic events are points ``[time, time]``; interval-stamped input gives
 ``end`` as well. Events are ordered by time, ties by file order: ``position`` is the event's 0-based
 line index in its stream file (the CEL paper's stream position).
+
+Flat streams are JSON Lines or CSV (:func:`read_stream`), or Parquet (:func:`write_events_parquet`,
+:func:`read_events_parquet`; ``.parquet`` in :func:`read_stream` / :func:`write_stream`).
+
+RDF streams (graph events and interval stream elements, TriG and Parquet) live in
+:mod:`ceplab.semantics.rdfstream`; their names are importable from here too (``from
+ceplab.semantics.events import GraphEvent``), loaded on first use so that flat-stream users do not pay
+for importing rdflib.
 """
 from __future__ import annotations
 
@@ -236,12 +244,15 @@ def read_stream_text(path: str | Path) -> str:
 
 
 def read_stream(path: str | Path) -> Stream:
-    """Read a stream file; ``.csv`` is CSV, anything else JSON Lines.
+    """Read a stream file; ``.csv`` is CSV, ``.parquet`` Parquet, anything else JSON Lines.
 
     Raises:
-        StreamError: as :func:`parse_jsonl` / :func:`parse_csv`, or when the file cannot be read.
+        StreamError: as :func:`parse_jsonl` / :func:`parse_csv` / :func:`read_events_parquet`, or when
+            the file cannot be read.
     """
     p = Path(path)
+    if p.suffix.lower() == ".parquet":
+        return read_events_parquet(p)
     text = read_stream_text(p)
     if p.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
@@ -271,7 +282,80 @@ def dumps_csv(events: Sequence[Event]) -> str:
 
 
 def write_stream(stream: Iterable[Event], path: str | Path) -> None:
-    """Write a stream as CSV (``.csv``) or JSON Lines (anything else)."""
+    """Write a stream as CSV (``.csv``), Parquet (``.parquet``) or JSON Lines (anything else)."""
     p = Path(path)
     evs = list(stream)
+    if p.suffix.lower() == ".parquet":
+        write_events_parquet(evs, p)
+        return
     p.write_text(dumps_csv(evs) if p.suffix.lower() == ".csv" else dumps_jsonl(evs), encoding="utf-8")
+
+
+# -------------------------------------------------------------------------------------------- Parquet
+def events_schema():
+    """The Parquet schema of flat events (pyarrow), one row per event: ``position`` (int64), ``time``
+    and ``end`` (int64 ticks), ``type`` (string), ``attrs`` (string: the attributes as a JSON object
+    with sorted keys, as the Spark campaigns write them). The file metadata holds ``ceplab.schema`` =
+    ``events`` and ``ceplab.schema_version`` (:data:`ceplab.semantics.rdfstream.SCHEMA_VERSION`)."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field("position", pa.int64(), False), pa.field("time", pa.int64(), False),
+                      pa.field("end", pa.int64(), False), pa.field("type", pa.string(), False),
+                      pa.field("attrs", pa.string(), False)])
+
+
+def write_events_parquet(events: Iterable[Event], path: str | Path, name: str | None = None) -> None:
+    """Write flat events as Parquet (:func:`events_schema`), in the given order; ``name`` (default: the
+    stream's own name when ``events`` is a :class:`Stream`) goes to the ``ceplab.name`` metadata."""
+    from ceplab.semantics.rdfstream import write_parquet_table
+
+    evs = list(events)
+    cols = {"position": [e.position for e in evs], "time": [e.time for e in evs], "end": [e.end for e in evs],
+            "type": [e.type for e in evs], "attrs": [json.dumps(e.attrs, sort_keys=True) for e in evs]}
+    if name is None and isinstance(events, Stream):
+        name = events.name
+    extra = {} if name is None else {"name": name}
+    write_parquet_table(cols, events_schema(), "events", path, **extra)
+
+
+def read_events_parquet(path: str | Path) -> Stream:
+    """Read flat events written by :func:`write_events_parquet` into a Stream named ``path``.
+
+    The rows must be in stream order; each row is checked as a JSON Lines event is (line = row + 1).
+
+    Raises:
+        StreamError: not an events Parquet file, another schema version, a missing column, ``attrs``
+            that is not a JSON object of scalars, ``end < time``, or time going backwards.
+    """
+    from ceplab.semantics.rdfstream import read_parquet_table
+
+    cols, _ = read_parquet_table(path, "events", events_schema())
+    events: list[Event] = []
+    last: int | None = None
+    for r in range(len(cols["position"])):
+        try:
+            attrs = json.loads(cols["attrs"][r])
+        except (TypeError, json.JSONDecodeError) as e:
+            raise StreamError(f"row {r}: 'attrs' is not JSON ({e})", str(path), r + 1) from None
+        obj = {"type": cols["type"][r], "time": cols["time"][r], "end": cols["end"][r], "attrs": attrs}
+        ev = _event_from_obj(obj, str(path), r + 1, cols["position"][r], last)
+        last = ev.time
+        events.append(ev)
+    return Stream(events, str(path))
+
+
+_RDF_NAMES = frozenset({
+    "CEPLAB", "SCHEMA_VERSION", "GraphEvent", "StreamElement", "by_stream", "nt_term", "parse_nt_term",
+    "parse_trig_graph_events", "parse_trig_elements", "dumps_trig_graph_events", "dumps_trig_elements",
+    "graph_events_schema", "elements_schema", "write_graph_events_parquet", "read_graph_events_parquet",
+    "write_elements_parquet", "read_elements_parquet", "read_graph_events", "write_graph_events",
+    "read_elements", "write_elements"})
+
+
+def __getattr__(name: str) -> Any:
+    """The RDF stream names of :mod:`ceplab.semantics.rdfstream`, imported on first use."""
+    if name in _RDF_NAMES:
+        from ceplab.semantics import rdfstream
+
+        return getattr(rdfstream, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,15 +18,17 @@ Readers and writers (errors are :class:`ceplab.semantics.errors.StreamError` wit
   start and (optionally) the end tick; a missing ``T2`` means a point ``[T1, T1]``; the final ``.`` is optional.
   ``#`` starts a comment; blank lines are skipped.  Lines must already be in arrival order: ends
   non-decreasing, else "time goes backwards".
-* **TriG** (``.trig``; :func:`read_trig_stream`, :func:`dumps_trig`): one named graph per occurrence (a graph
-  with several triples is several occurrences with the same interval), and in the default graph its interval
-  ``<g> ceplab:start 3 ; ceplab:end 5 .`` (``ceplab:`` = :data:`CEPLAB`; ``ceplab:end`` optional = point).
-  Occurrences are sorted by end; ties keep **file order**, which rdflib's parser does not preserve, so it is
-  recovered lexically: the text is scanned (skipping strings, comments and IRIs) for graph blocks
-  ``name {`` / ``GRAPH name {`` and a graph's rank is the position of its first block.  If the graphs carry
-  ``ceplab:seq`` integers (all of them must then), ties are ordered by ``ceplab:seq`` instead.  Triples of one
-  graph are ordered by their N-Triples text.  Graph names must be IRIs; the default graph may only hold
-  ``ceplab:start``/``ceplab:end``/``ceplab:seq`` triples about graph names.
+* **TriG** (``.trig``; :func:`read_trig_stream`, :func:`dumps_trig`): the interval stream elements of
+  :mod:`ceplab.semantics.rdfstream` read with ``unit="triple"``: one named graph per occurrence (a graph with
+  several triples is several occurrences with the same interval), and in the default graph its interval
+  ``<g> ceplab:start 3 ; ceplab:end 5 .`` (``ceplab:`` = :data:`CEPLAB`; ``ceplab:end`` optional = point;
+  ``ceplab:stream`` allowed, on every graph or none, naming one stream: EP-SPARQL reads one stream).  Occurrences are
+  sorted by end; ties keep **file order** (the order in which graphs first receive triples, as rdflib parses
+  them).  If the graphs carry ``ceplab:seq`` integers (all of them must then), ties are ordered by
+  ``ceplab:seq`` instead (equal ``seq``: file order).  Triples of one graph are ordered by their N-Triples
+  text.  Graph names must be IRIs; the default graph may only hold ``ceplab:stream``/``ceplab:start``/
+  ``ceplab:end``/``ceplab:seq`` triples about graph names.  Errors about a graph name the line and column of
+  its first block ``name {``.
 
 Every reader canonicalises numeric literals (:func:`~ceplab.semantics.epsparql.results.canonical_term`), drops exact
 duplicates (same triple, same interval: the first is kept, A19), rejects schema triples (A14 iv), ``end <
@@ -41,15 +43,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, NamedTuple, Optional
 
-from rdflib import RDFS, XSD, Dataset, Graph, Namespace
+from rdflib import RDFS, XSD, Graph
 from rdflib.term import BNode, Literal, Node, URIRef
 from rdflib.util import from_n3
 
 from ceplab.semantics.epsparql.results import canonical_term
 from ceplab.semantics.errors import StreamError
+from ceplab.semantics.rdfstream import (CEPLAB, StreamElement, _Locator, dumps_trig_elements, nt_term,
+                                       parse_trig_elements)
 
-#: The workbench namespace for stream annotations (interval of an occurrence graph in TriG).
-CEPLAB = Namespace("https://ceplab.org/ns#")
+__all__ = ["CEPLAB", "SCHEMA_PREDICATES", "Occurrence", "Background", "read_line_stream", "dumps_line_stream",
+           "read_trig_stream", "dumps_trig", "read_stream", "read_background", "LINE_SUFFIXES"]
 #: RDFS schema predicates: not allowed in a stream (note A14 iv); they belong to the ontology.
 SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
 
@@ -204,17 +208,9 @@ def read_line_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
 
 
 def _nt(t: Node) -> str:
-    """N-Triples form of a term (strings always single-line with escapes, numbers canonical)."""
-    if isinstance(t, Literal):
-        t = canonical_term(t)
-        body = (str(t).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-                .replace("\t", "\\t"))
-        if t.language:
-            return f'"{body}"@{t.language}'
-        if t.datatype is not None and t.datatype != XSD.string:
-            return f'"{body}"^^<{t.datatype}>'
-        return f'"{body}"'
-    return t.n3()
+    """N-Triples form of a term (strings always single-line with escapes, numbers canonical;
+    :func:`ceplab.semantics.rdfstream.nt_term` of the canonical term)."""
+    return nt_term(canonical_term(t) if isinstance(t, Literal) else t)
 
 
 def dumps_line_stream(occs: Iterable[Occurrence]) -> str:
@@ -227,155 +223,45 @@ def dumps_line_stream(occs: Iterable[Occurrence]) -> str:
 
 
 # -------------------------------------------------------------------------------------------- TriG
-_TRIG_SCAN = re.compile(
-    r'(?P<long>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\')'
-    r'|(?P<str>"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')'
-    r"|(?P<comment>\#[^\n]*)"
-    r"|(?P<graph>(?:GRAPH\s+)?(?P<name><[^<>\s]*>|[A-Za-z_][\w.\-]*:[\w.\-]*|:[\w.\-]*)\s*\{)"
-    r"|(?P<iri><[^<>\s]*>)"
-    r"|[\w.:\-@^]+|\s+|.", re.S | re.I)
-_PREFIX_DECL = re.compile(r"(?:@prefix|PREFIX)\s+([A-Za-z_][\w.\-]*)?:\s*<([^<>\s]*)>", re.I)
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _graph_blocks(text: str) -> dict[URIRef, int]:
-    """Graph name -> character offset of its first block in ``text`` (lexical file order)."""
-    prefixes = {p or "": ns for p, ns in _PREFIX_DECL.findall(text)}
-    out: dict[URIRef, int] = {}
-    for m in _TRIG_SCAN.finditer(text):
-        if m.group("graph") is None:
-            continue
-        name = m.group("name")
-        if name.startswith("<"):
-            iri = URIRef(name[1:-1])
-        else:
-            pre, _, local = name.partition(":")
-            if pre not in prefixes:
-                continue
-            iri = URIRef(prefixes[pre] + local)
-        out.setdefault(iri, m.start("name"))
-    return out
+def _occurrence_triple(t, file, line, col):
+    """The triple hook of :func:`read_trig_stream`: schema triples, literal subjects and doubles are
+    rejected, numeric literals canonicalised (at the graph's location)."""
+    s, p, o = t
+    _check_schema(p, file, line, col)
+    if isinstance(s, Literal):
+        raise StreamError("a literal cannot be the subject of a triple", file, line, col)
+    return (_canon(s, file, line, col), p, _canon(o, file, line, col))
 
 
 def read_trig_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
     """Read a TriG stream (module docstring) into occurrences sorted by end, ties in file order.
 
+    The generic interval reader :func:`ceplab.semantics.rdfstream.parse_trig_elements` does the work
+    (``unit="triple"``, ``order="end"``); each element becomes an :class:`Occurrence`, then exact duplicates
+    are dropped and positions renumbered.
+
     Raises:
         StreamError: TriG syntax errors (with the line rdflib reports), a graph without a ``ceplab:start``,
             non-integer or repeated times, ``end < start``, blank graph names, stray default-graph triples,
-            schema triples, ill-typed numeric literals.
+            schema triples, ill-typed numeric literals, graphs of more than one ``ceplab:stream``.
     """
-    ds = Dataset()
-    try:
-        ds.parse(data=text, format="trig")
-    except Exception as e:  # noqa: BLE001 - rdflib's parsers raise assorted exception types
-        lines = getattr(e, "lines", None)
-        msg = str(e).strip().splitlines()
-        short = next((x for x in msg if "Bad syntax" in x), msg[0] if msg else type(e).__name__)
-        raise StreamError(f"TriG syntax error: {short.strip()}", file,
-                          (lines + 1) if isinstance(lines, int) else None, None) from None
-    blocks = _graph_blocks(text)
-    prefixes = {p or "": ns for p, ns in _PREFIX_DECL.findall(text)}
-
-    def where(g) -> tuple[Optional[int], Optional[int]]:
-        if g in blocks:
-            return _line_col(text, blocks[g])
-        forms = {f"<{g}>"} | {f"{p}:{str(g)[len(ns):]}" for p, ns in prefixes.items() if str(g).startswith(ns)}
-        for m in _TRIG_SCAN.finditer(text):     # the first mention outside strings and comments
-            if m.group("long") or m.group("str") or m.group("comment"):
-                continue
-            tok = m.group("name") or m.group(0)
-            if tok in forms:
-                return _line_col(text, m.start("name") if m.group("name") else m.start())
-        return (None, None)
-
-    default_id = ds.default_graph.identifier if hasattr(ds, "default_graph") else None
-    annotations: dict[Node, dict[URIRef, list[Node]]] = {}
-    graphs: dict[Node, list[tuple[Node, Node, Node]]] = {}
-    for s, p, o, g in ds.quads((None, None, None, None)):
-        gid = getattr(g, "identifier", g)
-        if gid is None or str(gid) == "urn:x-rdflib:default" or gid == default_id:
-            if p not in (CEPLAB.start, CEPLAB.end, CEPLAB.seq):
-                line, col = where(s)
-                raise StreamError(f"default-graph triple {s.n3()} {p.n3()} {o.n3()}: the default graph may only "
-                                  "hold ceplab:start / ceplab:end / ceplab:seq of occurrence graphs", file, line, col)
-            annotations.setdefault(s, {}).setdefault(p, []).append(o)
-        else:
-            graphs.setdefault(gid, []).append((s, p, o))
-    for s in annotations:
-        if s not in graphs:
-            line, col = where(s)
-            raise StreamError(f"{s.n3()} has an interval (ceplab:start/end) but no named graph with triples",
-                              file, line, col)
-
-    def one_int(g, pred, required: bool) -> Optional[int]:
-        vals = annotations.get(g, {}).get(pred, [])
-        line, col = where(g)
-        name = "ceplab:" + str(pred)[len(str(CEPLAB)):]
-        if not vals:
-            if required:
-                raise StreamError(f"graph {g.n3()} has no {name} (write {g.n3()} ceplab:start 3 ; ceplab:end 5 . "
-                                  "in the default graph)", file, line, col)
-            return None
-        if len(vals) > 1:
-            raise StreamError(f"graph {g.n3()} has {len(vals)} {name} values", file, line, col)
-        v = vals[0]
-        if not (isinstance(v, Literal) and isinstance(v.toPython(), int) and not isinstance(v.toPython(), bool)):
-            raise StreamError(f"{name} of {g.n3()} is {v.n3()}, not an integer tick", file, line, col)
-        return int(v.toPython())
-
-    entries = []
-    seqs: dict[Node, Optional[int]] = {}
-    for g, triples in graphs.items():
-        line, col = where(g)
-        if isinstance(g, BNode) or g not in blocks and not isinstance(g, URIRef):
-            raise StreamError("occurrence graphs must be named by IRIs (not blank nodes)", file, line, col)
-        start = one_int(g, CEPLAB.start, True)
-        end = one_int(g, CEPLAB.end, False)
-        end = start if end is None else end
-        if end < start:
-            raise StreamError(f"graph {g.n3()}: end {end} < start {start} (intervals need start <= end, note A2)",
-                              file, line, col)
-        seqs[g] = one_int(g, CEPLAB.seq, False)
-        rows = []
-        for s, p, o in triples:
-            _check_schema(p, file, line, col)
-            if isinstance(s, Literal):
-                raise StreamError("a literal cannot be the subject of a triple", file, line, col)
-            rows.append((_canon(s, file, line, col), p, _canon(o, file, line, col)))
-        rows.sort(key=lambda t: (t[0].n3(), t[1].n3(), t[2].n3()))
-        entries.append((g, start, end, rows))
-    with_seq = [g for g in seqs if seqs[g] is not None]
-    if with_seq and len(with_seq) != len(seqs):
-        g = next(g for g in seqs if seqs[g] is None)
-        line, col = where(g)
-        raise StreamError(f"graph {g.n3()} has no ceplab:seq while others have one: give every graph a "
-                          "ceplab:seq or none", file, line, col)
-    big = len(text) + 1
-
-    def rank(entry):
-        g, start, end, _ = entry
-        tie = seqs[g] if with_seq else blocks.get(g, big)
-        return (end, tie, str(g))
-
-    entries.sort(key=rank)
-    occs = [Occurrence(s, p, o, start, end, 0) for g, start, end, rows in entries for s, p, o in rows]
-    return _dedupe(occs)
+    els = parse_trig_elements(text, file, unit="triple", order="end", triple_hook=_occurrence_triple)
+    streams = {e.stream for e in els}
+    if len(streams) > 1:
+        other = min((e for e in els if e.stream != els[0].stream), key=lambda e: e.position)
+        line, col = _Locator(text)(other.name)
+        raise StreamError(f"graph {other.name.n3()} is in stream {other.stream.n3()}, another in "
+                          f"{els[0].stream.n3()}: an EP-SPARQL stream file holds one stream", file, line, col)
+    return _dedupe(Occurrence(*e.content, e.start, e.end, 0) for e in els)
 
 
 def dumps_trig(occs: Iterable[Occurrence]) -> str:
     """A TriG stream with one graph ``<urn:ceplab:occ:i>`` per occurrence (in the given order), its interval and
-    ``ceplab:seq i`` in the default graph; :func:`read_trig_stream` reads it back."""
-    out = [f"@prefix ceplab: <{CEPLAB}> ."]
-    for i, o in enumerate(occs):
-        g = f"<urn:ceplab:occ:{i}>"
-        out.append(f"{g} {{ {_nt(o.s)} {_nt(o.p)} {_nt(o.o)} . }}")
-        out.append(f"{g} ceplab:start {o.start} ; ceplab:end {o.end} ; ceplab:seq {i} .")
-    return "\n".join(out) + "\n"
+    ``ceplab:seq i`` in the default graph (:func:`ceplab.semantics.rdfstream.dumps_trig_elements`);
+    :func:`read_trig_stream` reads it back."""
+    els = [StreamElement((canonical_term(o.s), o.p, canonical_term(o.o)), o.start, o.end, None, i,
+                         URIRef(f"urn:ceplab:occ:{i}")) for i, o in enumerate(occs)]
+    return dumps_trig_elements(els, seq=True)
 
 
 # -------------------------------------------------------------------------------------------- files

@@ -156,6 +156,23 @@ def test_trig_canonicalises_and_drops_duplicates():
     assert [(str(o.o), o.start, o.position) for o in occs] == [("1.5", 1, 0), ("1.5", 2, 1)]
 
 
+def test_trig_stream_annotation_one_stream_only():
+    named = TRIG + "".join(f"ex:g{k} ceplab:stream ex:S .\n" for k in (1, 2, 3, 4))
+    assert read_trig_stream(named) == read_trig_stream(TRIG)
+    with pytest.raises(StreamError) as ei:
+        read_trig_stream(named.replace("ex:g2 ceplab:stream ex:S", "ex:g2 ceplab:stream ex:T"), "s.trig")
+    assert "one stream" in ei.value.message and (ei.value.line, ei.value.column) == (6, 1)
+    with pytest.raises(StreamError, match="ceplab:stream") as ei:
+        read_trig_stream(TRIG + "ex:g3 ceplab:stream ex:S .\n", "s.trig")
+    assert ei.value.line == 5          # ex:g1, the first graph in file order without a stream
+
+
+def test_trig_syntax_error_has_line_and_column():
+    with pytest.raises(StreamError) as ei:
+        read_trig_stream(TRIG.replace("ex:g2 { ex:c ex:p 3 }", "ex:g2 { ex:c ex:p 3 ex:x }"), "s.trig")
+    assert "TriG syntax error" in ei.value.message and ei.value.line == 6 and ei.value.column is not None
+
+
 def test_ceplab_namespace():
     assert str(CEPLAB) == "https://ceplab.org/ns#" and CEPLAB.start == URIRef("https://ceplab.org/ns#start")
 
