@@ -213,7 +213,8 @@ def _unwrap(query: Any) -> tuple[Any, Any]:
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from ceplab.asp.epsparql import ModelError, oracle
+    from ceplab.asp.epsparql import oracle
+    from ceplab.semantics.errors import ModelError
 
     query, bg = _unwrap(query)
     try:

@@ -90,7 +90,8 @@ def _policy_missing(options: Options, e: ImportError) -> UnsupportedError:
 
 
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
-    from ceplab.asp.etalis import ModelError, oracle
+    from ceplab.asp.etalis import oracle
+    from ceplab.semantics.errors import ModelError
 
     try:
         return oracle(query, stream, options, limits)
