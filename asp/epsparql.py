@@ -47,11 +47,11 @@ Encoding (note 9.1)
   zero is an error; comparisons between numerics compare the rationals (``?p2 < ?p1 * 0.7`` with 60 and 100
   compares 60 with 70 exactly, and "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is
   exact inside a filter but cannot become a term: binding it with ``AS`` leaves the variable unbound.
-  ``xsd:double``/``xsd:float`` are rejected (:class:`UnsupportedError`).
+  ``xsd:double``/``xsd:float`` are rejected (:class:`ceplab.semantics.errors.UnsupportedError`).
 * **Time** functions give integer ticks; ``xsd:duration``/``xsd:dateTime`` *constants* in the query become
   numbers of ticks (A15: ``Options.tick_seconds`` seconds per tick, years/months and fractional ticks
-  rejected; this module's private ``_duration_ticks``/``_datetime_ticks``, used because
-  ``ceplab.semantics.epsparql.translate`` provides none).  Stream literals of those types stay plain terms.
+  rejected; this module's own ``_duration_ticks``/``_datetime_ticks``, written independently of the
+  engine's).  Stream literals of those types stay plain terms.
 * **Comparisons** follow SPARQL's operator mapping: numerics by value; simple literals / xsd:string by
   lexical form (also ``<``); booleans by value; other terms only ``=``/``!=`` (same term: equal; an IRI or
   blank node against anything else: different; two different literals of other types: error); a numeric
@@ -60,10 +60,12 @@ Encoding (note 9.1)
 * **CONSTRUCT** (note 3.6, A13): per template triple, ``occ(S,P,O,Ta,Tw) :- s(Root,V,Ta,Tw), ...`` with the
   solution's interval; construct_unbound=drop_solution needs every template variable bound (the printed
   ``var(P_q) ⊆ dom mu``), drop_triple only the triple's own; literal subjects and non-IRI predicates give no
-  triple (SPARQL 10.2).  Blank nodes are Skolemised per solution by :func:`skolem` (A13c).  SELECT queries
+  triple (SPARQL 10.2).  Blank nodes are Skolemised per solution by
+  :func:`ceplab.semantics.epsparql.skolem.skolem` (A13c, shared with the engine).  SELECT queries
   read the closure (``occ`` includes the derived occurrences).  With recursion through an optional
   operator the result is the **unique stable model**: clingo is asked for two models, and 0 or 2+ raise
-  :class:`ModelError` naming the CONSTRUCT queries with non-monotone operators (A13d).  An infinite closure
+  :class:`ceplab.semantics.errors.ModelError` naming the CONSTRUCT queries (``rules``) with non-monotone
+  operators (A13d).  An infinite closure
   (arithmetic in templates, A13e) runs into :class:`ceplab.asp.oracle.Limits` and gives :class:`Undecided`.
 * **Background knowledge and RDFS** (note A14, 9.1), ``oracle(..., background=Background(graph, ontology))``:
   (i) the triples of the static graph G and the ontology O are ``stat(S,P,O).`` facts, closed in
@@ -81,7 +83,7 @@ Encoding (note 9.1)
   CONSTRUCT solutions.  (iv) Schema triples (``rdfs:subClassOf/subPropertyOf/domain/range``) in the stream
   raise :class:`UnsupportedError`.  With ``background=None`` the program is exactly the plain one.
 * ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``ceplab.semantics.epsparql.translate.
-  apply_options(qs, options)`` is applied when that module exists; otherwise the AST is taken as given.
+  apply_options(qs, options)`` is applied first.
 
 Results: ``Row(query_index, mapping, start, end, count)`` per projected SELECT row (index among the SELECT
 queries, file order; ``count`` = number of full solutions of the query's WHERE projecting onto the row under
@@ -90,8 +92,6 @@ input occurrence.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import time
 from decimal import Decimal, InvalidOperation
@@ -111,51 +111,17 @@ from ceplab.asp.oracle import (LimitExceeded, Limits, OracleResult, Solver, Unde
 from ceplab.semantics.epsparql import ast as A
 from ceplab.semantics.epsparql.options import Options
 from ceplab.semantics.epsparql.results import INTEGER_TYPES, Derived, Row, canonical_decimal, canonical_term, n3
+from ceplab.semantics.epsparql.skolem import skolem
 from ceplab.semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.epsparql.translate import apply_options
+from ceplab.semantics.errors import ModelError, UnsupportedError
 
 LP_FILE = Path(__file__).with_name("epsparql.lp")
-
-SKOLEM_PREFIX = "urn:ceplab:epsparql:sk:"
 
 
 @lru_cache(maxsize=1)
 def _fixed_program() -> str:
     return LP_FILE.read_text(encoding="utf-8")
-
-
-class UnsupportedError(ValueError):
-    """The query set or stream uses something the oracle does not encode (xsd:double/float, schema triples in
-    the stream under a background (A14 iv), blank nodes in patterns, an empty BGP (A20), a re-bound ``AS`` variable, bad intervals)."""
-
-
-class ModelError(RuntimeError):
-    """The Q-closure program has no stable model or more than one (note A13d).
-
-    Attributes:
-        count: 0, or 2 (meaning: at least two).
-        queries: the CONSTRUCT queries blamed (those using OPTIONAL, OPTIONALSEQ, EQUALSOPTIONAL or ``BOUND``).
-    """
-
-    def __init__(self, msg: str, count: int, queries: tuple[str, ...]) -> None:
-        super().__init__(msg)
-        self.count = count
-        self.queries = queries
-
-
-# ------------------------------------------------------------------------------------------------ Skolem
-def skolem(label: str, mapping_items: Iterable[tuple[str, str]], ta: int, tw: int) -> URIRef:
-    """The Skolem IRI of template blank node ``_:label`` for one CONSTRUCT solution (note A13c).
-
-    ``mapping_items``: the solution mapping of the CONSTRUCT's WHERE (the variables of its root pattern that
-    are bound) as ``(variable name without '?', canonical N-Triples term)`` pairs, in any order; ``ta``/``tw``:
-    the solution's interval.  The IRI is ``urn:ceplab:epsparql:sk:`` + the first 32 hex digits of the SHA-256
-    of the JSON text ``[label, sorted items as [name, term] lists, ta, tw]`` (``json.dumps`` with
-    ``ensure_ascii=True, separators=(",", ":")``).  The engine must use this function.
-    """
-    items = sorted((str(k), str(v)) for k, v in mapping_items)
-    data = json.dumps([str(label), [list(i) for i in items], int(ta), int(tw)], ensure_ascii=True,
-                      separators=(",", ":"))
-    return URIRef(SKOLEM_PREFIX + hashlib.sha256(data.encode("utf-8")).hexdigest()[:32])
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -167,15 +133,15 @@ def _duration_ticks(lit: Literal, tick_seconds: int) -> int:
     """An xsd:duration literal in ticks (A15): years/months rejected, a whole number of ticks required."""
     m = _DUR_RE.match(str(lit).strip())
     if not m or str(lit).strip() in ("P", "-P") or str(lit).strip().endswith("T"):
-        raise UnsupportedError(f"malformed xsd:duration {lit.n3()}")
+        raise UnsupportedError(f"oracle: malformed xsd:duration {lit.n3()}")
     sign, y, mo, d, h, mi, s = m.groups()
     if y or mo:
-        raise UnsupportedError(f"duration {lit.n3()} has years or months, which have no fixed length in ticks "
+        raise UnsupportedError(f"oracle: duration {lit.n3()} has years or months, which have no fixed length in ticks "
                                "(note A15)")
     secs = Fraction(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Fraction(Decimal(s or "0"))
     ticks = secs / tick_seconds
     if ticks.denominator != 1:
-        raise UnsupportedError(f"duration {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
+        raise UnsupportedError(f"oracle: duration {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
     return -int(ticks) if sign else int(ticks)
 
 
@@ -185,14 +151,14 @@ def _datetime_ticks(lit: Literal, tick_seconds: int) -> int:
 
     v = lit.toPython()
     if not isinstance(v, _dt.datetime):
-        raise UnsupportedError(f"malformed xsd:dateTime {lit.n3()}")
+        raise UnsupportedError(f"oracle: malformed xsd:dateTime {lit.n3()}")
     if v.tzinfo is None:
         v = v.replace(tzinfo=_dt.timezone.utc)
     delta = v - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
     secs = Fraction(delta.days * 86400 + delta.seconds) + Fraction(delta.microseconds, 10**6)
     ticks = secs / tick_seconds
     if ticks.denominator != 1:
-        raise UnsupportedError(f"dateTime {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
+        raise UnsupportedError(f"oracle: dateTime {lit.n3()} is not a whole number of ticks ({tick_seconds} s each)")
     return int(ticks)
 
 
@@ -208,7 +174,7 @@ def _numeric(t: Node) -> Optional[tuple[str, Fraction]]:
 
 def _check_term(t: Node, where: str) -> None:
     if isinstance(t, Literal) and t.datatype in _BAD_NUMERIC:
-        raise UnsupportedError(f"{where}: {t.n3()}: xsd:double/xsd:float are not supported by the exact oracle "
+        raise UnsupportedError(f"oracle: {where}: {t.n3()}: xsd:double/xsd:float are not supported by the exact oracle "
                                "(note A11: exact decimals only)")
 
 
@@ -475,7 +441,7 @@ class _Compiler:
 
     def const(self, t: Node, where: str) -> str:
         if isinstance(t, BNode):
-            raise UnsupportedError(f"{where}: blank node {t.n3()} in a graph pattern (footnote 4: write a "
+            raise UnsupportedError(f"oracle: {where}: blank node {t.n3()} in a graph pattern (footnote 4: write a "
                                    "variable)")
         _check_term(t, where)
         s = n3(t)
@@ -506,11 +472,11 @@ class _Compiler:
         elif isinstance(e, A.TimeFn):
             name = e.name.upper()
             if name not in ("DURATION", "STARTTIME", "ENDTIME"):
-                raise UnsupportedError(f"unknown time function get{e.name}()")
+                raise UnsupportedError(f"oracle: unknown time function get{e.name}()")
             self.emit(f"tfn({i},{name.lower()}).")
         elif isinstance(e, A.Arith):
             if e.op not in ("+", "-", "*", "/"):
-                raise UnsupportedError(f"unknown arithmetic operator {e.op!r}")
+                raise UnsupportedError(f"oracle: unknown arithmetic operator {e.op!r}")
             left = self.expr(e.left, k, cvars, "val")
             right = self.expr(e.right, k, cvars, "val")
             self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
@@ -518,7 +484,7 @@ class _Compiler:
             self.emit(f"neg({i},{self.expr(e.expr, k, cvars, 'val')}).")
         elif isinstance(e, A.Cmp):
             if e.op not in _ORD:
-                raise UnsupportedError(f"unknown comparison {e.op!r}")
+                raise UnsupportedError(f"oracle: unknown comparison {e.op!r}")
             left = self.expr(e.left, k, cvars, "val")
             right = self.expr(e.right, k, cvars, "val")
             self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
@@ -556,7 +522,7 @@ class _Compiler:
         try:
             num = _numeric(t)
         except (ValueError, InvalidOperation):
-            raise UnsupportedError(f"ill-typed numeric literal {t.n3()}") from None
+            raise UnsupportedError(f"oracle: ill-typed numeric literal {t.n3()}") from None
         if num:
             return f'n({num[0]},"{num[1]}")'
         return self.const(t, "constant")
@@ -607,7 +573,7 @@ class _Compiler:
         elif isinstance(p, A.Extend):
             c, cv = self.node(p.pattern)
             if p.var in cv:
-                raise UnsupportedError(f"({p.var.n3()} AS ...) re-binds a variable already in scope")
+                raise UnsupportedError(f"oracle: ({p.var.n3()} AS ...) re-binds a variable already in scope")
             V = _tup([self.X(v) for v in cv])
             out = _tup([self.X(v) for v in vs])
             x = self.X(p.var)
@@ -696,7 +662,7 @@ class _Compiler:
 
     def bgp(self, n: int, p: A.BGP, vs: list[Variable]) -> None:
         if not p.triples:
-            raise UnsupportedError("empty basic graph pattern (note A20: min/max over nothing)")
+            raise UnsupportedError("oracle: empty basic graph pattern (note A20: min/max over nothing)")
 
         def pos(t: Node) -> str:
             return self.X(t) if isinstance(t, Variable) else self.const(t, "triple pattern")
@@ -818,7 +784,8 @@ def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> 
     out, seen = [], set()
     for oc in stream:
         if not (isinstance(oc.start, int) and isinstance(oc.end, int)) or oc.start > oc.end:
-            raise UnsupportedError(f"occurrence at position {oc.position}: interval [{oc.start},{oc.end}] is not "
+            raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] "
+                                   "is not "
                                    "a well-formed integer interval (note A2)")
         for t in (oc.s, oc.p, oc.o):
             _check_term(t, f"stream position {oc.position}")
@@ -851,7 +818,7 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
             try:
                 tr = tuple(canonical_term(t) for t in tr)
             except ValueError as e:
-                raise UnsupportedError(f"background: {e}") from None
+                raise UnsupportedError(f"oracle: background: {e}") from None
             for t in tr:
                 _check_term(t, "background")
             key = tuple(n3(t) for t in tr)
@@ -865,10 +832,8 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
 
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
-    try:
-        from ceplab.semantics.epsparql.translate import apply_options  # type: ignore
-    except ImportError:
-        return qs  # the parse-level switch optional_filter is then the AST as given (see module docstring)
+    """The parse-level switch ``optional_filter`` (note A8):
+    :func:`ceplab.semantics.epsparql.translate.apply_options`."""
     return apply_options(qs, options)
 
 
@@ -893,7 +858,8 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
     if background is not None:
         for oc in stream:
             if oc.p in SCHEMA_PREDICATES:
-                raise UnsupportedError(f"occurrence at position {oc.position}: schema triple ({oc.p.n3()}) in the "
+                raise UnsupportedError(f"oracle: occurrence at position {oc.position}: schema triple ({oc.p.n3()}) "
+                                       "in the "
                                        "stream; schema triples are timeless background knowledge (note A14 iv)")
     facts, inputs = stream_facts(stream, terms)
     if background is not None:
@@ -940,7 +906,7 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
                        if isinstance(q, A.Construct) and (_nonmonotone(q.where) or _has_bound(q.where)))
         blamed = blamed or tuple(_query_name(i, q) for i, q in enumerate(qs.queries) if isinstance(q, A.Construct))
         what = "no stable model" if count == 0 else "more than one stable model"
-        raise ModelError(f"the Q-closure of the CONSTRUCT rules has {what}: recursion through OPTIONAL/"
+        raise ModelError(f"oracle: the Q-closure of the CONSTRUCT rules has {what}: recursion through OPTIONAL/"
                          f"OPTIONALSEQ/EQUALSOPTIONAL/!BOUND is not stratified by time on this stream (note "
                          f"epsparql.md A13d) in {'; '.join(blamed)}", count, blamed)
     return out

@@ -19,7 +19,8 @@ outside, so this is exact). Floats (in the program or the stream), ``/`` and oth
 
 Every name and string reaches clingo through :func:`ceplab.asp.oracle.asp_string`.
 
-After solving, the program must have exactly one answer set (Theorem 2.1): 0 or 2+ raise :class:`ceplab.semantics.errors.ModelError`
+After solving, the program must have exactly one answer set (Theorem 2.1): 0 or 2+ raise
+:class:`ceplab.semantics.errors.ModelError`
 naming the rules with negation (the only possible culprits).
 
 Results: ``frozenset`` of ``(atom_text, start, end)`` with ``atom_text`` in the ETALIS form ``d(1,abc)``
@@ -253,7 +254,8 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         where = "; ".join(f"line {rules[i].pos[0] if rules[i].pos else '?'}: {rules[i]}" for i in idx)
         what = "no answer set" if count == 0 else "more than one answer set"
         raise ModelError(
-            f"oracle: the ETALIS program has {what}, but the semantics has exactly one minimal model (Theorem 2.1, note "
+            f"oracle: the ETALIS program has {what}, but the semantics has exactly one minimal model (Theorem 2.1, "
+            f"note "
             f"etalis.md 2.4/A2): the negation is not stratified by time"
             + (f" in rule(s) {where}" if where else "")
             + (" (during_result='contained' breaks the hull property the stratification relies on)"

@@ -13,7 +13,8 @@ Split of the work:
 * ``asp/etalis_policy.lp`` (fixed, commented): input order (P3), the stack discipline (P4), event dispatch and its
   deduplication (P5), activations: pushed window, deduplication (P6 a, b), candidate selection by policy and
   consumption (P7), insertion with ``interval_policy`` (P8), the frame axioms of stores and stack.
-* this module (query-specific): node numbering (P1: the pre-order nodes of the shared front end :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
+* this module (query-specific): node numbering (P1: the pre-order nodes of the shared front end
+  :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
   rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then ``#program step(k)``
@@ -104,7 +105,8 @@ class Compiled:
 
 
 class _Compiler:
-    """One rule block per node (P1, P6 c, P7, P8); nodes and ids from :func:`ceplab.semantics.etalis.binarize.binarize`."""
+    """One rule block per node (P1, P6 c, P7, P8); nodes and ids from
+    :func:`ceplab.semantics.etalis.binarize.binarize`."""
 
     def __init__(self, prog: A.Program, options: Options) -> None:
         self.prog = prog

@@ -33,19 +33,8 @@ def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
         from ceplab.engine.cel.evaluate import DetEvaluator
         return DetEvaluator(cea, options, within, strict=(strategy == "STRICT"))
     if strategy in ("NXT", "LAST", "MAX"):
-        try:
-            from ceplab.engine.cel import strategies as S
-        except ImportError as e:  # pragma: no cover - module written separately
-            raise UnsupportedError(f"selection strategy {strategy}: ceplab.engine.cel.strategies is not "
-                                   f"available ({e})") from None
-        factory = getattr(S, "make_evaluator", None)
-        if factory is not None:
-            return factory(cea, strategy, options, within)
-        cls = {"NXT": "NextEvaluator", "LAST": "LastEvaluator", "MAX": "MaxEvaluator"}[strategy]
-        if not hasattr(S, cls):
-            raise UnsupportedError(f"selection strategy {strategy}: no {cls} in "
-                                   "ceplab.engine.cel.strategies")
-        return getattr(S, cls)(cea, options, within)
+        from ceplab.engine.cel.strategies import make_evaluator
+        return make_evaluator(cea, strategy, options, within)
     raise UnsupportedError(f"selection strategy {strategy!r} is not supported by the engine")
 
 

@@ -76,7 +76,10 @@ from rdflib.term import BNode, URIRef, Variable
 from ceplab.semantics.epsparql import ast as A
 from ceplab.semantics.epsparql.options import Options
 from ceplab.semantics.epsparql.results import Derived, Result, Row, canonical_term, n3
+from ceplab.semantics.epsparql.skolem import skolem
 from ceplab.semantics.epsparql.streams import Background, Occurrence
+from ceplab.semantics.epsparql.translate import apply_options
+from ceplab.semantics.errors import ModelError, UnsupportedError
 
 from ceplab.engine.epsparql.expr import Compiler, to_term
 
@@ -86,13 +89,11 @@ _canon = lru_cache(maxsize=1 << 16)(canonical_term)
 _n3 = lru_cache(maxsize=1 << 16)(n3)
 
 
-class UnsupportedError(ValueError):
-    """A query construct or input the engine does not support."""
-
-
-class NonStratifiedError(RuntimeError):
+class NonStratifiedError(ModelError):
     """A non-monotone decision (an optional operator's unmatched row) made at tick ``T`` is contradicted by an
-    occurrence derived at ``T`` by a CONSTRUCT rule: the Q-closure has no unique stable model (note A13d)."""
+    occurrence derived at ``T`` by a CONSTRUCT rule: the Q-closure has no unique stable model (note A13d).
+    The engine's counterpart of the oracle's :class:`ceplab.semantics.errors.ModelError` (``count`` is 0: the
+    engine does not tell "none" from "several")."""
 
 
 # ------------------------------------------------------------------------------------------------ codegen
@@ -267,7 +268,7 @@ class _Leaf(_Node):
                     first[t] = arg
             else:
                 if isinstance(t, BNode):
-                    raise UnsupportedError("blank nodes in graph patterns must be variables (paper footnote 4)")
+                    raise UnsupportedError("engine: blank nodes in graph patterns must be variables (paper footnote 4)")
                 ev._consts.append(canonical_term(t))
                 lines.append(f" if {arg} != C[{len(ev._consts) - 1}]: return None")
         lines.append(" return (" + "".join(f"{first[x]}," for x in names) + ")")
@@ -666,7 +667,7 @@ class _BGPTriple(_Node):
                     for tp in p.triples]
         for tp in self.tps:
             if any(isinstance(t, BNode) for t in tp):
-                raise UnsupportedError("blank nodes in graph patterns must be variables (paper footnote 4)")
+                raise UnsupportedError("engine: blank nodes in graph patterns must be variables (paper footnote 4)")
 
     @staticmethod
     def _unify(tp, triple, b: dict) -> Optional[dict]:
@@ -812,7 +813,7 @@ class Evaluator:
                     try:
                         trs.add(tuple(canonical_term(t) for t in tr))
                     except ValueError as e:
-                        raise UnsupportedError(f"background: {e}") from None
+                        raise UnsupportedError(f"engine: background: {e}") from None
         closure = cached_rdfs_closure(frozenset(trs))
         for tr in sorted(closure, key=lambda t: tuple(_n3(x) for x in t)):
             self.stat_by_pred[tr[1]].append(tr)
@@ -867,7 +868,7 @@ class Evaluator:
         o, cx = self.o, self.cx
         if isinstance(p, A.BGP):
             if not p.triples:
-                raise UnsupportedError("empty group pattern (note A20)")
+                raise UnsupportedError("engine: empty group pattern (note A20)")
             if len(p.triples) == 1:
                 return self._leaf(p.triples[0])
             if o.bgp_mode == "per_triple":
@@ -895,7 +896,7 @@ class Evaluator:
         if isinstance(p, A.Extend):
             c = self._build(p.pattern)
             if p.var in c.names:
-                raise UnsupportedError(f"(... AS ?{p.var}): ?{p.var} is already in scope")
+                raise UnsupportedError(f"engine: (... AS ?{p.var}): ?{p.var} is already in scope")
             names = _names(set(c.names) | {p.var})
             if isinstance(p.expr, A.Var) and p.expr.var in c.names:   # (?y AS ?x): the same term
                 i = c.names.index(p.expr.var)
@@ -936,7 +937,7 @@ class Evaluator:
             n = _SeqRightJoin(self, names, lc, rc, lcert, rcert, cx.test_fn(p.expr, names),
                               o.srj_filter_interval == "combined")
         else:
-            raise UnsupportedError(f"unknown pattern node {type(p).__name__}")
+            raise UnsupportedError(f"engine: unknown pattern node {type(p).__name__}")
         self._link(n, [lc, rc])
         return n
 
@@ -1027,7 +1028,8 @@ class Evaluator:
         if e < s:
             raise ValueError(f"occurrence {occ}: end {e} < start {s} (note A2)")
         if self.background is not None and occ.p in SCHEMA_PREDICATES:
-            raise UnsupportedError(f"occurrence {occ}: schema triple in the stream; schema triples are timeless "
+            raise UnsupportedError(f"engine: occurrence {occ}: schema triple in the stream; schema triples are "
+                                   "timeless "
                                    "background knowledge (note A14 iv)")
         out: list[Result] = []
         if self.T is not None and e < self.T:
@@ -1166,25 +1168,17 @@ class Evaluator:
             self.dq.append((s, p, o, ta))
 
     def _skolem(self, label: str, qidx: int, names: tuple, vals: tuple, ta: int, tw: int):
-        """The Skolem term of blank node ``label`` for one solution (note A13c) -- the single call site of the
-        oracle's function ``ceplab.asp.epsparql.skolem`` (used when it exists)."""
+        """The Skolem term of blank node ``label`` for one solution (note A13c):
+        :func:`ceplab.semantics.epsparql.skolem.skolem`, the definition shared with the oracle."""
         items = [(str(x), n3(v)) for x, v in zip(names, vals) if v is not None]
-        return _oracle_skolem()(label, items, ta, tw)
+        return skolem(label, items, ta, tw)
 
     def _non_stratified(self, node: _Node, vals: tuple, ta: int) -> None:
         row = {str(x): n3(v) for x, v in zip(node.names, vals) if v is not None}
         raise NonStratifiedError(
-            f"non-stratified: at tick {self.T} the {node.label} row {row} [{ta},{self.T}] was emitted as "
+            f"engine: non-stratified: at tick {self.T} the {node.label} row {row} [{ta},{self.T}] was emitted as "
             "unmatched, but an occurrence derived by a CONSTRUCT rule at the same tick gives it a partner; "
             "the Q-closure has no unique stable model (note A13d)")
-
-
-@lru_cache(maxsize=1)
-def _oracle_skolem():
-    """The oracle's Skolem function (one definition for both evaluators, note A13c)."""
-    from ceplab.asp.epsparql import skolem
-
-    return skolem
 
 
 SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
@@ -1223,7 +1217,7 @@ def rdfs_closure(triples: Iterable[tuple]) -> set:
     for s, p, o in src:
         if isinstance(s, Literal) or s in (RDF.type, RDFS.subPropertyOf):
             raise UnsupportedError(
-                f"background: the triple {_n3(s)} {_n3(p)} {_n3(o)} has a literal, rdf:type or "
+                f"engine: background: the triple {_n3(s)} {_n3(p)} {_n3(o)} has a literal, rdf:type or "
                 "rdfs:subPropertyOf as its subject; statements about the RDFS vocabulary itself are not "
                 "supported by the engine's RDFS closure")
     fwd: dict = {}
@@ -1281,9 +1275,5 @@ def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
     """The parse-level switch ``optional_filter`` (note A8, E5): ``ceplab.semantics.epsparql.translate.apply_options``,
-    exactly as the oracle applies it (the AST as given when the parser slice is absent)."""
-    try:
-        from ceplab.semantics.epsparql.translate import apply_options  # type: ignore
-    except ImportError:
-        return qs
+    exactly as the oracle applies it."""
     return apply_options(qs, options)

@@ -6,8 +6,9 @@ import clingo
 import pytest
 
 from ceplab.asp.cel import oracle as cel_oracle
-from ceplab.asp.oracle import (Limits, OracleError, OracleResult, Solver, Undecided, asp_string,
-                        asp_unstring, isolated, py_symbol, run)
+from ceplab.asp.oracle import (Limits, OracleResult, Solver, Undecided, asp_string, asp_unstring, isolated,
+                               py_symbol, run)
+from ceplab.semantics.errors import OracleError
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.events import Stream

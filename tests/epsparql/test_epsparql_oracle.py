@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 from rdflib import XSD, BNode, Literal, URIRef, Variable
 
-from ceplab.asp.epsparql import ModelError, UnsupportedError, oracle, skolem
+from ceplab.asp.epsparql import oracle
+from ceplab.semantics.epsparql.skolem import skolem
+from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.asp.oracle import Limits, OracleResult, Undecided
 from ceplab.semantics.epsparql import ast as A
 from ceplab.semantics.epsparql.options import PAPER_LITERAL, Options

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from rdflib import RDF, RDFS, Graph
 from rdflib.term import Variable
 
-from ceplab.asp.epsparql import ModelError, UnsupportedError as OracleUnsupported, oracle
+from ceplab.asp.epsparql import oracle
+from ceplab.semantics.errors import ModelError, UnsupportedError as OracleUnsupported
 from ceplab.asp.oracle import Limits, OracleResult
 from ceplab.engine.epsparql import NonStratifiedError, UnsupportedError as EngineUnsupported, evaluator
 from ceplab.semantics.epsparql import ast as A
