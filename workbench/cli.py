@@ -378,14 +378,17 @@ def bench(name: Optional[str] = typer.Argument(None, help="benchmark name (defau
           full: bool = typer.Option(False, "--full", help="the whole grid: n up to 10^6 for every "
                                     "query and window (about 10 minutes)"),
           seed: Optional[int] = typer.Option(None, "--seed", help="workload seed")) -> None:
-    """Benchmarks with printed tables (delegates to ceplab.workbench.bench)."""
+    """Benchmarks with printed tables (delegates to ceplab.workbench.bench.run)."""
+    from ceplab.workbench import bench as B
+    import ceplab.workbench.langs.cel.bench
+    import ceplab.workbench.langs.epsparql.bench
+    import ceplab.workbench.langs.etalis.bench
+    benchmarks = {"cel": ceplab.workbench.langs.cel.bench.BENCHMARK,
+                  "etalis": ceplab.workbench.langs.etalis.bench.BENCHMARK,
+                  "epsparql": ceplab.workbench.langs.epsparql.bench.BENCHMARK}
+    request = B.BenchRequest(json=json_out, peer=peer, quick=quick, full=full, seed=seed)
     try:
-        from ceplab.workbench import bench as B
-    except ImportError as e:
-        typer.echo(f"ceplab: benchmarks are not available ({e})", err=True)
-        raise typer.Exit(2)
-    try:
-        code = B.run(name, json_out, peer, quick, full=full or None, seed=seed)
+        code = B.run(benchmarks, name, request)
     except InputError as e:
         raise _bad_input(str(e))
     raise typer.Exit(int(code or 0))

@@ -1,0 +1,1 @@
+"""The CEL language plugin."""

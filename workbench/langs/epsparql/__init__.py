@@ -1,0 +1,1 @@
+"""The EP-SPARQL language plugin."""

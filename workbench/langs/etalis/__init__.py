@@ -1,0 +1,1 @@
+"""The ETALIS language plugin."""
