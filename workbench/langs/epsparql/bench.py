@@ -340,7 +340,7 @@ def _timed_pass(wl: str, factory: Callable[[], Any], draws: Sequence) -> tuple[l
 
 def push_pass(wl: str, factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
     """Pass 1: push throughput in triples/s (best of ``repeats`` per tenth of the stream,
-    :func:`ceplab.workbench.bench.chunk_stats`)."""
+    :func:`ceplab.workbench.bench.harness.chunk_stats`)."""
     passes = [_timed_pass(wl, factory, draws) for _ in range(repeats)]
     c = chunk_stats([t for t, _p in passes], len(draws))
     return {"seconds": c["seconds"], "tps": c["eps"], "us": c["us"], "cold_seconds": c["cold_seconds"],

@@ -37,7 +37,7 @@ Per row (workload, policy, n, window), with a fresh evaluator (``ceplab.engine.e
    ``stored_max``.
 
 Oracle rows: ``ceplab.asp.etalis.oracle`` (clingo; for a consumption policy it delegates to the step-indexed
-specification ``ceplab.asp.etalis_policy``, reported as ``n/a`` while that module is missing) on W1 (window 10), and
+specification ``ceplab.asp.etalis_policy``) on W1 (window 10), and
 on W2/W3 (window 20), for each policy, at growing n; once a case is undecided its longer streams are skipped.
 The engine's results on the same events are compared as sets: a mismatch is a disagreement (exit code 1), with
 a reproducer in the JSON row.
@@ -271,7 +271,7 @@ def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[lis
 
 
 def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
-    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`ceplab.workbench.bench.chunk_stats`)."""
+    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`ceplab.workbench.bench.harness.chunk_stats`)."""
     passes = [_timed_update_pass(factory, draws) for _ in range(repeats)]
     c = chunk_stats([t for t, _p in passes], len(draws))
     return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"],
@@ -316,14 +316,13 @@ def oracle_pass(grid: Grid, seed: int, note: Callable[[str], None] = lambda s: N
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for wl, pol, w, ns in grid.oracle_cases:
-        missing: Optional[str] = None
         given_up: Optional[str] = None
         for n in ns:
             row: dict[str, Any] = {"workload": wl, "policy": pol, "n": n, "window": w,
                                    "limit_seconds": grid.oracle_seconds}
-            if missing or given_up:
-                row["status"] = "n/a" if missing else "skipped"
-                row["reason"] = missing or given_up
+            if given_up:
+                row["status"] = "skipped"
+                row["reason"] = given_up
                 rows.append(row)
                 continue
             note(f"oracle {wl} {pol} n={n}")
