@@ -167,14 +167,15 @@ def test_bench_delegates(monkeypatch):
 
     seen = {}
 
-    def fake_run(name, json_out, peer, quick, **kw):
-        seen.update(name=name, json_out=json_out, peer=peer, quick=quick, **kw)
+    def fake_run(benchmarks, name, request):
+        assert all(isinstance(b, B.Benchmark) and b.name == k for k, b in benchmarks.items())
+        seen.update(names=sorted(benchmarks), name=name, request=request)
         return 0
 
     monkeypatch.setattr(B, "run", fake_run)
     r = invoke("bench", "q1", "--json", "--quick", "--peer", "x")
-    assert r.exit_code == 0 and seen == {"name": "q1", "json_out": True, "peer": "x", "quick": True,
-                                         "full": None, "seed": None}
+    assert r.exit_code == 0 and seen == {"names": ["cel", "epsparql", "etalis"], "name": "q1",
+                                         "request": B.BenchRequest(json=True, peer="x", quick=True)}
 
 
 def test_subprocess_bad_query_no_traceback(tmp_path):

@@ -37,7 +37,7 @@ def test_unavailable_reason_names_the_variable(monkeypatch):
 @needs_opencep
 @pytest.mark.parametrize("n,w", [(150, 20), (400, 60)])
 def test_q1_outputs_equal_opencep(n, w):
-    from ceplab.workbench.bench import query_text, workload
+    from ceplab.workbench.langs.cel.bench import query_text, workload
     from ceplab.semantics.cel.parser import parse
     evs = workload("Q1", n, seed=11)
     text = query_text("Q1", w)
@@ -52,7 +52,7 @@ def test_q1_outputs_equal_opencep(n, w):
 @needs_opencep
 def test_kleene_equal_with_index_fix():
     """``A+ ; B``: equal to OpenCEP once its Kleene identity collision is worked around."""
-    from ceplab.workbench.bench import query_text, workload
+    from ceplab.workbench.langs.cel.bench import query_text, workload
     from ceplab.semantics.cel.parser import parse
     evs = workload("Q4", 60, seed=11)
     text = query_text("Q4", 12)

@@ -12,18 +12,28 @@ import json
 
 import pytest
 
-from ceplab.workbench import bench, bench_epsparql as BS
+from ceplab.workbench import bench as H
+from ceplab.workbench.bench.harness import CHUNKS, SEED
+from ceplab.workbench.langs.cel.bench import BENCHMARK as CEL
+from ceplab.workbench.langs.epsparql import bench as BS
+from ceplab.workbench.langs.etalis.bench import BENCHMARK as ETALIS
+
+ALL = {"cel": CEL, "etalis": ETALIS, "epsparql": BS.BENCHMARK}
+
+
+def run(name, **kw) -> int:
+    return H.run(ALL, name, H.BenchRequest(**kw))
 
 ROW_KEYS = {"workload", "n", "rdfs", "per_tick", "seconds", "tps", "us", "chunk_us", "steady_us", "drift", "path",
             "repeats", "results", "stored", "stored_max", "peak_kib", "live_kib", "retained_kib", "engine_stats",
-            "bench_seconds"}
+            "bench_seconds", "cold_tps", "cold_us", "clock", "x_floor"}
 
 
 @pytest.fixture(scope="module")
 def quick_json() -> dict:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = bench.run("epsparql", json_out=True, quick=True)
+        code = run("epsparql", json=True, quick=True)
     text = buf.getvalue()
     assert code == 0, text[-3000:]
     assert text.count("\n") == 1, "--json prints exactly one JSON object on one line"
@@ -71,7 +81,7 @@ def test_grid_shapes():
 def test_json_shape(quick_json):
     rep = quick_json
     grid = BS.make_grid("quick")
-    assert rep["bench"] == "epsparql" and rep["grid"] == "quick" and rep["seed"] == bench.SEED
+    assert rep["bench"] == "epsparql" and rep["grid"] == "quick" and rep["seed"] == SEED
     assert set(rep) >= {"python", "machine", "workload", "background", "memory_method", "rows", "oracle", "targets",
                         "disagreements"}
     assert set(rep["workload"]["queries"]) == set(BS.WORKLOADS)
@@ -83,8 +93,10 @@ def test_json_shape(quick_json):
             continue
         assert "skipped" not in r, r
         assert ROW_KEYS <= set(r), ROW_KEYS - set(r)
-        assert r["tps"] > 0 and len(r["chunk_us"]) == bench.CHUNKS and r["results"] >= 0
+        assert r["tps"] > 0 and len(r["chunk_us"]) == CHUNKS and r["results"] >= 0
         assert r["stored_max"] >= r["stored"] >= 0
+        assert r["clock"] == "cpu" and r["tps"] >= r["cold_tps"] * (1 - 1e-9) > 0
+    assert [f["n"] for f in rep["floor"]] == sorted({n for _wl, n in grid.cells})
     assert rep["disagreements"] == []
     t = [x for x in rep["targets"] if x["ok"] is not None]
     assert {x["case"] for x in t} == {"S3"} and all(isinstance(x["ok"], bool) for x in t)
@@ -129,8 +141,8 @@ def test_no_background_support_is_reported(monkeypatch):
 
 
 def test_cli_dispatch_names():
-    assert "epsparql" in bench.BENCH_NAMES
-    assert bench.run("epsparql", peer="etalis", quick=True) == 2
+    assert BS.BENCHMARK.name == "epsparql" and BS.BENCHMARK.peers == ()
+    assert run("epsparql", peer="etalis", quick=True) == 2
 
 
 def test_e13_scaled_up_workload_tiny():
@@ -165,3 +177,4 @@ def test_e13_in_the_quick_report(quick_json):
     assert [r["n"] for r in e13["rows"]] == list(BS.make_grid("quick").e13_ns)
     assert all(r["results"] == r["expected"] for r in e13["rows"])
     assert all(o["agree"] is True for o in e13["oracle"])
+    assert all(r["tps"] >= r["cold_tps"] * (1 - 1e-9) > 0 for r in e13["rows"])

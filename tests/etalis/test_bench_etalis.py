@@ -9,22 +9,31 @@ import contextlib
 import dataclasses
 import io
 import json
-import sys
 
 import pytest
 
-from ceplab.workbench import bench, bench_etalis as BE
+from ceplab.workbench import bench as H
+from ceplab.workbench.bench.harness import SEED
+from ceplab.workbench.langs.cel.bench import BENCHMARK as CEL
+from ceplab.workbench.langs.epsparql.bench import BENCHMARK as EPSPARQL
+from ceplab.workbench.langs.etalis import bench as BE
+
+ALL = {"cel": CEL, "etalis": BE.BENCHMARK, "epsparql": EPSPARQL}
+
+
+def run(name, **kw) -> int:
+    return H.run(ALL, name, H.BenchRequest(**kw))
 
 ROW_KEYS = {"workload", "policy", "n", "window", "text", "update_eps", "update_us", "steady_us", "chunk_us",
             "drift", "path", "repeats", "results", "stored", "stored_max", "peak_kib", "live_kib", "retained_kib",
-            "engine_stats"}
+            "engine_stats", "cold_update_eps", "cold_update_us", "clock", "x_floor"}
 
 
 @pytest.fixture(scope="module")
 def quick_json() -> dict:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = bench.run("etalis", json_out=True, peer=None, quick=True)
+        code = run("etalis", json=True, quick=True)
     text = buf.getvalue()
     assert code == 0, text[-3000:]
     assert text.count("\n") == 1, "--json prints exactly one JSON object on one line"
@@ -77,7 +86,7 @@ def test_grid_shapes():
 def test_json_shape(quick_json):
     rep = quick_json
     grid = BE.make_grid("quick")
-    assert rep["bench"] == "etalis" and rep["grid"] == "quick" and rep["seed"] == bench.SEED
+    assert rep["bench"] == "etalis" and rep["grid"] == "quick" and rep["seed"] == SEED
     assert [(r["workload"], r["policy"], r["n"], r["window"]) for r in rep["rows"]] == list(grid.cells)
     for r in rep["rows"]:
         assert ROW_KEYS <= set(r), ROW_KEYS - set(r)
@@ -132,13 +141,21 @@ def test_render_prints_every_table(quick_json):
     for title in ("update throughput", "Memory with and without windows", "Oracle as the stream grows", "Targets"):
         assert title in text
     assert "event_rule_window, w" in text     # rich markup must not eat the brackets of the programs
+    head = next(line for line in text.splitlines() if "cold ev/s" in line)
+    assert head.index("cold ev/s") < head.index("warm ev/s") and "floor" in text
+
+
+def test_cold_and_warm_and_floor(quick_json):
+    for r in quick_json["rows"]:
+        assert r["clock"] == "cpu" and r["update_eps"] >= r["cold_update_eps"] * (1 - 1e-9) > 0
+    assert [f["n"] for f in quick_json["floor"]] == sorted({r["n"] for r in quick_json["rows"]})
 
 
 def test_run_rejects_bad_names():
-    assert bench.run("nosuch", quick=True) == 2
-    assert bench.run("cel", peer="etalis", quick=True) == 2
-    assert bench.run("etalis", peer="opencep", quick=True) == 2
-    assert "etalis" in bench.BENCH_NAMES and "etalis" in bench.PEER_NAMES
+    assert run("nosuch", quick=True) == 2
+    assert run("cel", peer="etalis", quick=True) == 2
+    assert run("etalis", peer="opencep", quick=True) == 2
+    assert "etalis" in BE.BENCHMARK.peers and BE.BENCHMARK.name == "etalis"
 
 
 def _tiny_grid() -> BE.Grid:
@@ -146,27 +163,62 @@ def _tiny_grid() -> BE.Grid:
                                peer_n=300)
 
 
-def test_peer_skipped_with_reason(monkeypatch):
-    monkeypatch.setitem(sys.modules, "ceplab.workbench.langs.etalis.peer", None)     # import fails
+def test_peer_absent_is_named(monkeypatch):
+    monkeypatch.delenv("ETALIS_HOME", raising=False)
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
-    assert rep["peer"]["skipped"].startswith("peer not available: ")
-    assert any(t["target"].startswith("ratio to ETALIS") and t["ok"] is None for t in rep["targets"])
+    assert "ETALIS_HOME is not set" in rep["peer"]["absent"]
+    assert all("peer_cpu_warm_eps" not in r for r in rep["peer"]["rows"])
+    assert all(r["our_cpu_warm_eps"] > 0 for r in rep["peer"]["rows"])
+    assert any(t["target"].startswith("ratio to ETALIS") and t["ok"] is None and "ETALIS_HOME" in t["detail"]
+               for t in rep["targets"])
+    from rich.console import Console
+    buf = io.StringIO()
+    BE.render(rep, Console(file=buf, width=2000))
+    assert "Peer etalis: absent, not run: " in buf.getvalue() and "ETALIS_HOME" in buf.getvalue()
 
 
-def test_peer_ratio_plumbing(monkeypatch):
+def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
+    """A fake ETALIS with known wall and CPU times: each ratio divides figures of the same clock, both clocks are
+    named in the table, and every row asks ETALIS for the window purge."""
     from ceplab.workbench.langs.etalis import peer as peer
     calls = []
 
-    def fake_bench_seq(n, window, policy, **kw):
-        calls.append((n, window, policy))
+    def fake_time_seq(n, window, policy, **kw):
+        calls.append((n, window, policy, kw.get("purge")))
         if policy == "recent":
-            raise peer.Unsupported("no ETALIS counterpart")
-        return 50_000.0
+            raise peer.UnsupportedError("no ETALIS counterpart")
+        k = sum(1 for c in calls if c[2] == policy)
+        wall, cpu = (2.0, 1.0) if k == 1 else (1.0, 0.5)       # first run slower (cold), then faster (warm)
+        return peer.SeqTiming(n, wall, cpu, policy, False, window if kw.get("purge") else None)
 
     monkeypatch.setattr(peer, "unavailable_reason", lambda: None)
-    monkeypatch.setattr(peer, "bench_seq", fake_bench_seq)
+    monkeypatch.setattr(peer, "time_seq", fake_time_seq)
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
     rows = rep["peer"]["rows"]
-    assert [r["policy"] for r in rows] == list(BE.POLICIES) and calls[0] == (300, 10, "unrestricted")
-    assert "error" in rows[2] and all(r["ratio"] > 0 for i, r in enumerate(rows) if i != 2)
+    assert [r["policy"] for r in rows] == list(BE.POLICIES) and calls[0] == (300, 10, "unrestricted", True)
+    assert all(c[3] is True for c in calls)                    # ETALIS runs with the purge ceplab has
+    assert "error" in rows[2]
+    for i, r in enumerate(rows):
+        if i == 2:
+            continue
+        assert r["purge_window"] == 10
+        for clk in ("cpu", "wall"):
+            assert r[f"our_{clk}_clock"] == r[f"peer_{clk}_clock"] == clk
+            assert r[f"ratio_{clk}"] == pytest.approx(r[f"our_{clk}_warm_eps"] / r[f"peer_{clk}_warm_eps"])
+            assert r[f"cold_ratio_{clk}"] == pytest.approx(r[f"our_{clk}_cold_eps"] / r[f"peer_{clk}_cold_eps"])
+        assert r["peer_cpu_warm_eps"] == pytest.approx(300 / 0.5) and r["peer_wall_cold_eps"] == pytest.approx(150)
     assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 3
+    from rich.console import Console
+    buf = io.StringIO()
+    BE.render(rep, Console(file=buf, width=3000))
+    text = buf.getvalue()
+    for clk in ("CPU", "wall"):
+        assert f"ours warm ev/s ({clk})" in text and f"ETALIS warm ev/s ({clk})" in text
+        assert f"ratio warm ({clk})" in text
+    assert "window purge" in text
+
+
+def test_ratio_refuses_mixed_clocks():
+    from ceplab.workbench.bench.harness import Timing, ratio
+    with pytest.raises(ValueError):
+        ratio(Timing.of_runs("cpu", [1.0], 10), Timing.of_runs("wall", [1.0], 10))

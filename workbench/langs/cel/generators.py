@@ -330,7 +330,7 @@ def random_cel_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, St
 
 
 class CelStrategies:
-    """The registry's strategy bundle for CEL (``ceplab.workbench.languages.Language.strategies``)."""
+    """The registry's strategy bundle for CEL (``ceplab.workbench.language.Language.strategies``)."""
 
     def queries(self, **kw: Any) -> st.SearchStrategy[Query]:
         return cel_queries(**kw)

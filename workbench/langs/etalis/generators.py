@@ -178,7 +178,7 @@ def random_etalis_case(rng: random.Random, length: int, **kw: Any) -> tuple[str,
 
 
 class EtalisStrategies:
-    """The registry's strategy bundle for ETALIS (``ceplab.workbench.languages.Language.strategies``).
+    """The registry's strategy bundle for ETALIS (``ceplab.workbench.language.Language.strategies``).
     ``queries()`` draws rule texts (parse them with the language's ``parse``)."""
 
     def queries(self, **kw: Any) -> st.SearchStrategy[str]:

@@ -288,6 +288,23 @@ peer_delf_2(L, goal(event(A), event(B, [T1, T2]), event(C))) :-
 :- asserta((etr_delf(L, G) :- peer_delf_2(L, G), !)).
 """
 
+#: No purge: ETALIS keeps its goals (its own collectors run on the system clock, not on stream ticks).
+_NO_PURGE = "peer_purge(_).\n"
+
+#: The window purge (``{window}`` ticks): after each event ending at tick ``Now``, retract the stored goals
+#: ``etr_db/5,6`` (``etr_db(End, Start, Occurred, Awaited, Target[, Label])``) that started before
+#: ``Now - window``.  Such a goal can never complete within an ``event_rule_window`` of ``window`` (later
+#: events end at ``>= Now``), so the purge changes no result; it is what ceplab's engine does with a window.
+_PURGE = r"""
+:- dynamic(etr_db/5).
+:- dynamic(etr_db/6).
+peer_old(datime(_,_,_,_,_,S,_), Lim) :- S < Lim.
+peer_purge(Now) :-
+    Lim is Now - {window},
+    forall(( clause(etr_db(A, B, C, D, E), true), peer_old(B, Lim) ), retract(etr_db(A, B, C, D, E))),
+    forall(( clause(etr_db(A, B, C, D, E, L), true), peer_old(B, Lim) ), retract(etr_db(A, B, C, D, E, L))).
+"""
+
 _DRIVER = r"""
 :- set_prolog_flag(verbose_load, silent).
 {at_halt}
@@ -301,9 +318,11 @@ _DRIVER = r"""
 :- set_etalis_flag(logging_to_file, off).
 :- compile_event_file({rules}).
 
+{purge}
 peer_feed([], _, K, K).
 peer_feed([ev(E, S, T)|R], Dl, K0, K) :-
     ignore(event(E, [datime(2000,1,1,0,0,S,0), datime(2000,1,1,0,0,T,0)])),
+    peer_purge(T),
     K1 is K0 + 1,
     ( K1 mod 1000 =:= 0, get_time(Now), Now > Dl -> K = K1 ; peer_feed(R, Dl, K1, K) ).
 
@@ -342,7 +361,8 @@ def _render_events(events: Iterable[StreamEvent]) -> str:
 
 
 def _run_swipl(workdir: Path, rules_src: str, events_src: str, flag: str, dump: bool,
-               timeout_s: float, patch: bool = False, budget_s: float | None = None) -> str:
+               timeout_s: float, patch: bool = False, budget_s: float | None = None,
+               purge_window: int | None = None) -> str:
     reason = unavailable_reason()
     if reason is not None:
         raise PeerError(reason)
@@ -358,6 +378,8 @@ def _run_swipl(workdir: Path, rules_src: str, events_src: str, flag: str, dump: 
                                   rules=_q(rules), events=_q(evs), out=_q(out),
                                   dump="true" if dump else "fail",
                                   patch=_PATCH_DELF if patch else "",
+                                  purge=_NO_PURGE if purge_window is None
+                                  else _PURGE.replace("{window}", str(int(purge_window))),
                                   budget="1.0e15" if budget_s is None else repr(float(budget_s))), encoding="utf-8")
     cmd = [swipl() or "swipl", "--traditional", "-q", "--no-tty", str(drv)]
     try:
@@ -503,9 +525,70 @@ def seq_workload(n_events: int, seed: int = 1) -> list[StreamEvent]:
     return out
 
 
+@dataclass(frozen=True)
+class SeqTiming:
+    """What :func:`time_seq` measured: the feed loop inside Prolog (swipl start-up, loading ETALIS and
+    compiling the rule excluded).
+
+    Attributes:
+        events: events fed.
+        wall_seconds: wall time of the loop (``get_time/1``), seconds.
+        cpu_seconds: CPU time of the loop (``statistics(cputime)``: user CPU of the Prolog thread), seconds.
+        flag: the ETALIS ``event_consumption_policy`` used.
+        patched: whether the adapter's ``etr_delf`` clauses were installed (see :func:`run_etalis`).
+        purge_window: the window of the goal purge (:data:`_PURGE`), or None when ETALIS kept every goal.
+    """
+
+    events: int
+    wall_seconds: float
+    cpu_seconds: float
+    flag: str
+    patched: bool
+    purge_window: int | None
+
+
+def time_seq(n_events: int, window: int | None = 10, policy: str = "unrestricted", *, seed: int = 1,
+             budget_s: float = 120, timeout_s: float | None = None, etalis_flag: str | None = None,
+             patch_delf: bool | None = None, purge: bool = False) -> SeqTiming:
+    """Time ETALIS on ``d <- a seq b`` (with ``event_rule_window`` = ``window`` when not None) over
+    :func:`seq_workload` (``n_events`` random a/b, seed ``seed``), wall and CPU time of the feed loop.
+
+    Args:
+        n_events, window, policy, seed, budget_s, timeout_s, etalis_flag, patch_delf: as :func:`bench_seq`.
+        purge: after each event, retract the stored goals that can no longer complete within ``window``
+            (:data:`_PURGE`; what ceplab's engine does with a window).  Needs a ``window``.
+
+    Returns:
+        :class:`SeqTiming`.
+
+    Raises:
+        ValueError: ``purge`` without a ``window``.
+        PeerError, Unsupported: as :func:`bench_seq`.
+    """
+    if purge and window is None:
+        raise ValueError("the goal purge needs a window")
+    flag, patched = _flag_for(policy, etalis_flag, patch_delf)
+    rule = "d <- a seq b.\n" if window is None else \
+        f"peer_r1([property(event_rule_window, {int(window)})]) 'rule:' d <- a seq b.\n"
+    evs = seq_workload(n_events, seed)
+    with tempfile.TemporaryDirectory(prefix="ceplab-etalis-") as d:
+        text = _run_swipl(Path(d), rule, _render_events(evs), flag, False,
+                          budget_s + 120 if timeout_s is None else timeout_s, patched, budget_s,
+                          int(window) if purge and window is not None else None)
+    nums = {m.group(1): float(m.group(2)) for m in map(_NUM_LINE.match, text.splitlines()) if m}
+    wall = nums.get("wall", 0.0)
+    fed = int(nums.get("fed", n_events))
+    if fed < n_events:
+        raise PeerError(f"ETALIS ({flag}{', patched' if patched else ''}) fed only {fed:,} of {n_events:,} events "
+                        f"within the {budget_s:g} s budget ({fed / wall if wall > 0 else 0:,.0f} events/s on that "
+                        "prefix; its cost grows with the stored goals, which nothing expires)")
+    return SeqTiming(n_events, wall, nums.get("cpu", 0.0), flag, patched,
+                     int(window) if purge and window is not None else None)
+
+
 def bench_seq(n_events: int, window: int | None = 10, policy: str = "unrestricted", *, seed: int = 1,
               budget_s: float = 120, timeout_s: float | None = None, etalis_flag: str | None = None,
-              patch_delf: bool | None = None) -> float:
+              patch_delf: bool | None = None, purge: bool = False) -> float:
     """ETALIS throughput on ``d <- a seq b`` (with ``event_rule_window`` = ``window`` when not None) over
     :func:`seq_workload` (``n_events`` random a/b, seed ``seed``).
 
@@ -513,13 +596,14 @@ def bench_seq(n_events: int, window: int | None = 10, policy: str = "unrestricte
         n_events: stream length.
         window: the rule window in ticks, or None for no window.
         policy: our policy name (mapped by :data:`POLICY_FLAGS`); or give ``etalis_flag``.
-        budget_s: wall-clock budget of the feed loop, seconds.  ETALIS's ``unrestricted`` keeps every goal
-            (its window garbage collectors run on the *system* clock through ``alarm/3``, so they cannot
-            follow stream ticks), so its cost grows quadratically: about 290 events/s at n = 1,000 and 35 at
-            n = 10,000 on the development machine, i.e. hours for 100,000.  The loop checks the budget every
-            1,000 events and the call then fails fast instead of running for hours.
+        budget_s: wall-clock budget of the feed loop, seconds.  Without ``purge``, ETALIS's ``unrestricted``
+            keeps every goal (its window garbage collectors run on the *system* clock through ``alarm/3``, so
+            they cannot follow stream ticks), so its cost grows quadratically: about 290 events/s at n = 1,000
+            and 35 at n = 10,000 on the development machine, i.e. hours for 100,000.  The loop checks the
+            budget every 1,000 events and the call then fails fast instead of running for hours.
         timeout_s: limit for the whole swipl run (default ``budget_s + 120``), seconds.
         etalis_flag, patch_delf: as :func:`run_etalis`.
+        purge: as :func:`time_seq`.
 
     Returns:
         events per second of wall time of the feed loop inside Prolog (start-up and compilation excluded).
@@ -529,18 +613,6 @@ def bench_seq(n_events: int, window: int | None = 10, policy: str = "unrestricte
             message gives the prefix's rate, which is not reported as the result).
         UnsupportedError: as :func:`run_etalis` (e.g. ``policy="recent"``).
     """
-    flag, patched = _flag_for(policy, etalis_flag, patch_delf)
-    rule = "d <- a seq b.\n" if window is None else \
-        f"peer_r1([property(event_rule_window, {int(window)})]) 'rule:' d <- a seq b.\n"
-    evs = seq_workload(n_events, seed)
-    with tempfile.TemporaryDirectory(prefix="ceplab-etalis-") as d:
-        text = _run_swipl(Path(d), rule, _render_events(evs), flag, False,
-                          budget_s + 120 if timeout_s is None else timeout_s, patched, budget_s)
-    nums = {m.group(1): float(m.group(2)) for m in map(_NUM_LINE.match, text.splitlines()) if m}
-    wall = nums.get("wall", 0.0)
-    fed = int(nums.get("fed", n_events))
-    if fed < n_events:
-        raise PeerError(f"ETALIS ({flag}{', patched' if patched else ''}) fed only {fed:,} of {n_events:,} events "
-                        f"within the {budget_s:g} s budget ({fed / wall if wall > 0 else 0:,.0f} events/s on that "
-                        "prefix; its cost grows with the stored goals, which nothing expires)")
-    return n_events / wall if wall > 0 else float("inf")
+    t = time_seq(n_events, window, policy, seed=seed, budget_s=budget_s, timeout_s=timeout_s,
+                 etalis_flag=etalis_flag, patch_delf=patch_delf, purge=purge)
+    return n_events / t.wall_seconds if t.wall_seconds > 0 else float("inf")

@@ -1,6 +1,6 @@
 """``ceplab bench etalis``: the incremental ETALIS engine under each consumption policy (DESIGN.md 2 and 4).
 
-Same shape as ``ceplab bench cel`` (:mod:`ceplab.workbench.bench`): seeded, prefix-stable workloads; a timed update
+Same shape as ``ceplab bench cel`` (:mod:`ceplab.workbench.langs.cel.bench`, run by :mod:`ceplab.workbench.bench`): seeded, prefix-stable workloads; a timed update
 pass (best of repeats per tenth of the stream); a memory pass (``tracemalloc``); oracle rows as the stream grows;
 an optional peer (the real ETALIS on SWI-Prolog); a targets table (reported, never an exit code).
 
@@ -20,10 +20,14 @@ W1 is the issue's ``d <- a seq b`` (2/3 of its events are noise, dropped at disp
 variant without noise, the shape of the peer's stream); W2 combines ``and`` with a negation whose delimiters
 share the variable ``X``; W3 is a three-level hierarchy (derived events feed the next rule).
 
+Cold and warm: the update pass runs ``Grid.repeats(n)`` times; *cold* is the first run, *warm* keeps the fastest run
+per tenth of the stream (both shown side by side; the targets use warm).  Floor rows: W1's streams through the
+update pass's loop calling a no-op function (:func:`ceplab.workbench.bench.harness.floor_pass`).
+
 Per row (workload, policy, n, window), with a fresh evaluator (``ceplab.engine.etalis.evaluator``) per pass:
 
 1. update: ``evaluator.update(event)`` on every event, events built :data:`BLOCK` at a time just before they
-   are fed (as a parser would), CPU time of this thread per block (:data:`ceplab.workbench.bench.CPU_CLOCK`); repeated
+   are fed (as a parser would), CPU time of this thread per block (:data:`ceplab.workbench.bench.harness.CPU_CLOCK`); repeated
    ``Grid.repeats(n)`` times, each tenth of the stream keeping its fastest time. ``update_eps`` is n over the
    sum; ``steady_us`` the median per-event time over tenths 2..10, ``drift`` late/early (as in the CEL bench).
 2. memory: ``tracemalloc`` while a fresh evaluator is built and fed the whole stream (events built beforehand,
@@ -33,17 +37,18 @@ Per row (workload, policy, n, window), with a fresh evaluator (``ceplab.engine.e
    ``stored_max``.
 
 Oracle rows: ``ceplab.asp.etalis.oracle`` (clingo; for a consumption policy it delegates to the step-indexed
-specification ``ceplab.asp.etalis_policy``, reported as ``n/a`` while that module is missing) on W1 (window 10), and
+specification ``ceplab.asp.etalis_policy``) on W1 (window 10), and
 on W2/W3 (window 20), for each policy, at growing n; once a case is undecided its longer streams are skipped.
 The engine's results on the same events are compared as sets: a mismatch is a disagreement (exit code 1), with
 a reproducer in the JSON row.
 
-Peer: ``ceplab.workbench.langs.etalis.peer.bench_seq(n, window, policy)`` (the real ETALIS's events/s on ``d <- a seq b``
-over its own a/b stream, :func:`ceplab.workbench.langs.etalis.peer.seq_workload`, wall time of its feed loop); ours is
-measured on the very same events (CPU time of this thread, best of repeats: on an idle machine that is the wall
-time, on a loaded one it is not inflated by other processes; the wall figure is kept too), the ratio is ours /
-ETALIS's. The peer runs when asked for (``--peer etalis``), and on the default and full grids whenever it is
-available; otherwise the report says why it was skipped (our rows on its stream are still measured).
+Peer (:func:`peer_pass`): the real ETALIS (:func:`ceplab.workbench.langs.etalis.peer.time_seq`) on ``d <- a seq b``
+with window 10 over its own a/b stream, with the window purge ceplab's engine has (goals that can no longer
+complete within the window are dropped after each event); ours on the very same events.  Both sides read the CPU
+time of the feeding thread and the wall time around the same loop, ``Grid.peer_repeats`` runs each (cold = first,
+warm = best), and each ratio (ours / ETALIS) divides figures of one clock.  The peer runs when asked for
+(``--peer etalis``), and on the default and full grids whenever it can; otherwise the report says by name what is
+absent (``ETALIS_HOME``, ``swipl``), and our figures on its stream are still measured.
 
 Targets (from the issue; reported PASS/MISS, not enforced): >= 100,000 events/s on W1 and W1ab (window 10)
 under ``recent`` and ``chronological``; >= 30,000 events/s on W1 and W1ab under ``unrestricted`` with a window
@@ -54,8 +59,6 @@ grow with n under ``unrestricted``).
 from __future__ import annotations
 
 import gc
-import os
-import platform
 import random
 import time
 from dataclasses import dataclass
@@ -66,8 +69,14 @@ from ceplab.semantics.etalis.ast import EventAtom, Num
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.streams import StreamEvent
 
-from ceplab.workbench.bench import (CPU_CLOCK, SEED, STABILITY, _fmt, agreement, chunk_stats, engine_results,
-                             record_oracle, timed_chunks, traced_goal_run)
+from ceplab.workbench.bench import Benchmark
+from ceplab.workbench.bench.harness import (CPU, CPU_CLOCK, FLOOR_TEXT, SEED, STABILITY, WALL, WALL_CLOCK, Timing,
+                                            agreement, chunk_stats, engine_results, floor_pass, fmt, ratio,
+                                            record_oracle, repeats_for, report_head, timed_chunks,
+                                            traced_goal_run)
+
+#: the peers this benchmark can run beside ceplab (``--peer``)
+PEERS = ("etalis",)
 
 NOISE = ("n1", "n2", "n3", "n4")
 POLICIES = ("unrestricted", "chronological", "recent", "recent_lifo")
@@ -134,7 +143,8 @@ class Grid:
         oracle_cases: the oracle rows, (workload, policy, window, stream lengths) per case.
         oracle_seconds: time limit of one oracle call.
         peer_n: stream length of the peer rows (window :data:`TARGET_WINDOW`); peer_auto: run the peer
-            without ``--peer etalis`` when it is available.
+            without ``--peer etalis`` when it is available; peer_repeats: runs of each side of a peer row
+            (cold = first, warm = best).
         repeat_events: the update pass is repeated ``max(2, min(5, repeat_events // n))`` times.
     """
 
@@ -144,10 +154,12 @@ class Grid:
     oracle_seconds: float = 60.0
     peer_n: int = 100_000
     peer_auto: bool = True
+    peer_repeats: int = 3
     repeat_events: int = 200_000
 
     def repeats(self, n: int) -> int:
-        return max(2, min(5, self.repeat_events // max(n, 1)))
+        """Timed repeats of a pass over ``n`` events (:func:`ceplab.workbench.bench.harness.repeats_for`)."""
+        return repeats_for(n, self.repeat_events)
 
 
 def _cells(wls: Iterable[str], pols: Iterable[str], ns: Iterable[int], ws: Iterable[Optional[int]]) -> list[Cell]:
@@ -189,7 +201,7 @@ def make_grid(kind: str = "default") -> Grid:
     cells = (_cells(["W1", "W1ab"], POLICIES, ns, [TARGET_WINDOW]) + _cells(["W1"], CONSUMING, ns, [None])
              + _cells(["W1"], ["unrestricted"], un, [None]) + _cells(["W2", "W3"], POLICIES, wn, [20]))
     if kind == "quick":
-        return Grid("quick", tuple(cells), ocases, oracle_seconds=30.0, peer_n=2000, peer_auto=False,
+        return Grid("quick", tuple(cells), ocases, oracle_seconds=30.0, peer_n=2000, peer_auto=False, peer_repeats=2,
                     repeat_events=2000)
     return Grid(kind, tuple(cells), ocases, oracle_seconds=60.0,
                 peer_n=100_000 if kind == "default" else 1_000_000)
@@ -259,10 +271,12 @@ def _timed_update_pass(factory: Callable[[], Any], draws: Sequence) -> tuple[lis
 
 
 def update_pass(factory: Callable[[], Any], draws: Sequence, repeats: int) -> dict:
-    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`ceplab.workbench.bench.chunk_stats`)."""
+    """Pass 1: update throughput (best of ``repeats`` per tenth of the stream, :func:`ceplab.workbench.bench.harness.chunk_stats`)."""
     passes = [_timed_update_pass(factory, draws) for _ in range(repeats)]
     c = chunk_stats([t for t, _p in passes], len(draws))
-    return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"], "chunk_us": c["chunk_us"],
+    return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"],
+            "cold_update_seconds": c["cold_seconds"], "cold_update_eps": c["cold_eps"],
+            "cold_update_us": c["cold_us"], "clock": c["clock"], "chunk_us": c["chunk_us"],
             "steady_us": c["steady_us"], "drift": c["drift"], "path": passes[-1][1], "repeats": repeats}
 
 
@@ -285,17 +299,9 @@ def memory_pass(factory: Callable[[], Any], draws: Sequence) -> dict:
 
 
 # ----------------------------------------------------------------------------- oracle
-def _policy_spec_missing() -> Optional[str]:
-    try:
-        import ceplab.asp.etalis_policy  # noqa: F401
-    except ImportError as e:
-        return f"n/a: ceplab.asp.etalis_policy is not available ({e})"
-    return None
-
-
 def reproducer(wl: str, policy: str, n: int, window: Optional[int], seed: int) -> str:
     """Python code recomputing an oracle row (engine vs oracle) from scratch."""
-    return ("from ceplab.workbench.bench_etalis import parse_workload, workload_events; "
+    return ("from ceplab.workbench.langs.etalis.bench import parse_workload, workload_events; "
             "from ceplab.semantics.etalis.options import Options; from ceplab.asp.etalis import oracle; "
             "from ceplab.engine.etalis import evaluator; "
             f"p = parse_workload({wl!r}, {window!r}); evs = workload_events({wl!r}, {n}, seed={seed}); "
@@ -303,24 +309,20 @@ def reproducer(wl: str, policy: str, n: int, window: Optional[int], seed: int) -
             "theirs = oracle(p, evs, o).results; print(sorted(set(ours) ^ set(theirs)))")
 
 
-def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None] = lambda s: None) -> list[dict]:
+def oracle_pass(grid: Grid, seed: int, note: Callable[[str], None] = lambda s: None) -> list[dict]:
     """Oracle rows (see the module docstring)."""
-    try:
-        from ceplab.asp import etalis as asp_etalis
-        from ceplab.asp.oracle import Limits
-    except ImportError as e:
-        return [{"skipped": f"ceplab.asp.etalis is not available ({e})"}]
+    from ceplab.asp import etalis as asp_etalis
+    from ceplab.asp.oracle import Limits
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for wl, pol, w, ns in grid.oracle_cases:
-        missing = _policy_spec_missing() if pol != "unrestricted" else None
         given_up: Optional[str] = None
         for n in ns:
             row: dict[str, Any] = {"workload": wl, "policy": pol, "n": n, "window": w,
                                    "limit_seconds": grid.oracle_seconds}
-            if missing or given_up:
-                row["status"] = "n/a" if missing else "skipped"
-                row["reason"] = missing or given_up
+            if given_up:
+                row["status"] = "skipped"
+                row["reason"] = given_up
                 rows.append(row)
                 continue
             note(f"oracle {wl} {pol} n={n}")
@@ -329,11 +331,6 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], No
             t0 = time.perf_counter()
             try:
                 res = asp_etalis.oracle(prog, evs, Options(policy=pol), limits)
-            except ImportError as e:
-                row.update(status="n/a", reason=f"n/a: {e}")
-                rows.append(row)
-                missing = row["reason"]
-                continue
             except Exception as e:  # an oracle failure is reported (not a disagreement)
                 row.update(status="error", reason=f"{type(e).__name__}: {e}", seconds=time.perf_counter() - t0)
                 rows.append(row)
@@ -343,89 +340,79 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], No
             if results is None:
                 given_up = f"n={n} was undecided"
             else:
-                if engine_ok:
-                    try:
-                        eng = engine_results(engine_factory(wl, pol, w), evs)
-                    except Exception as e:
-                        row["engine_error"] = f"{type(e).__name__}: {e}"
-                    else:
-                        row.update(agreement(eng, results))
-                        if not row["agree"]:
-                            row["missing_in_engine"] = sorted(set(results) - set(eng))[:5]
-                            row["extra_in_engine"] = sorted(set(eng) - set(results))[:5]
-                            row["engine_duplicates"] = len(eng) - len(set(eng))
-                            row["reproducer"] = reproducer(wl, pol, n, w, seed)
+                try:
+                    eng = engine_results(engine_factory(wl, pol, w), evs)
+                except Exception as e:
+                    row["engine_error"] = f"{type(e).__name__}: {e}"
+                else:
+                    row.update(agreement(eng, results))
+                    if not row["agree"]:
+                        row["missing_in_engine"] = sorted(set(results) - set(eng))[:5]
+                        row["extra_in_engine"] = sorted(set(eng) - set(results))[:5]
+                        row["engine_duplicates"] = len(eng) - len(set(eng))
+                        row["reproducer"] = reproducer(wl, pol, n, w, seed)
             rows.append(row)
     return rows
 
 
 # ----------------------------------------------------------------------------- peer
-def ab_workload(n: int, seed: int = 1) -> list[StreamEvent]:
-    """The peer's benchmark stream when its module is missing: ``n`` point events ``a``/``b`` drawn uniformly
-    by ``random.Random(seed)``, event ``i`` at tick ``i`` (the definition of
-    ``ceplab.workbench.langs.etalis.peer.seq_workload``)."""
-    rng = random.Random(seed)
-    return [StreamEvent(EventAtom("a" if rng.random() < 0.5 else "b"), i, i, i) for i in range(n)]
+def peer_pass(grid: Grid, seed: int, note: Callable[[str], None] = lambda s: None) -> dict:
+    """Peer rows: the real ETALIS on ``d <- a seq b`` (window :data:`TARGET_WINDOW`) per policy, and our ratio.
 
+    Both sides run on the peer's stream (:func:`ceplab.workbench.langs.etalis.peer.seq_workload`: a/b only, every
+    event reaches the rule), ``grid.peer_repeats`` times each (cold = first run, warm = best), and both read
+    the same two clocks around the same loop: CPU time of the feeding thread (ours ``time.thread_time``,
+    ETALIS ``statistics(cputime)``) and wall time (ours ``time.perf_counter``, ETALIS ``get_time/1``).  Each
+    ratio divides two timings of the same clock (:func:`ceplab.workbench.bench.harness.ratio`).  ETALIS runs
+    with the window purge (:func:`ceplab.workbench.langs.etalis.peer.time_seq` ``purge=True``): goals that can no
+    longer complete within the window are dropped after each event, as ceplab's engine drops them; without
+    it ETALIS's ``unrestricted`` keeps every goal and slows down quadratically.
 
-def peer_pass(grid: Grid, seed: int, engine_ok: bool, note: Callable[[str], None] = lambda s: None) -> dict:
-    """Peer rows: the real ETALIS on ``d <- a seq b`` (window 10) per policy, and our ratio to it.
-
-    Our throughput is always measured on the peer's stream (a/b only, no noise: every event reaches the rule),
-    best of ``grid.repeats(n)``, in CPU time of this thread (``our_eps``; equal to wall time on an idle machine,
-    and not inflated by other load; the wall-clock figure is ``our_wall_eps``); the peer's (wall time of its feed
-    loop) only when it is available, else ``skipped`` says why.
+    Returns:
+        ``{"peer": "etalis", "rows": [...], "purge_window": w}``; with ``"absent": sentence`` naming what is
+        missing (``ETALIS_HOME``, ``swipl``) when the peer cannot run (our figures are still measured).
     """
-    peer: Any = None
-    reason: Optional[str] = None
-    try:
-        from ceplab.workbench.langs.etalis import peer as peer
-        bench_seq = peer.bench_seq
-    except (ImportError, AttributeError) as e:
-        reason = f"peer not available: {type(e).__name__}: {e}"
-    if reason is None:
-        try:
-            if callable(getattr(peer, "unavailable_reason", None)):
-                why = peer.unavailable_reason()
-            else:
-                ok = peer.available()
-                why = None if ok in (None, True) else (ok if isinstance(ok, str) else "available() is false")
-        except Exception as e:
-            why = f"{type(e).__name__}: {e}"
-        if why is not None:
-            reason = f"peer not available: {why}"
-    if not engine_ok:
-        return {"peer": "etalis", "skipped": reason or "ceplab.engine.etalis is not available", "rows": []}
+    from ceplab.workbench.langs.etalis import peer as peer
+    absent = peer.unavailable_reason()
     n, w = grid.peer_n, TARGET_WINDOW
-    seq_workload = getattr(peer, "seq_workload", None)
-    evs = seq_workload(n) if callable(seq_workload) else ab_workload(n)
+    evs = peer.seq_workload(n)
+    reps = max(1, grid.peer_repeats)
     rows = []
     for pol in POLICIES:
         note(f"peer etalis {pol} n={n:,}")
-        row: dict[str, Any] = {"workload": "W1", "policy": pol, "n": n, "window": w, "events": "a/b only"}
+        row: dict[str, Any] = {"workload": "W1", "policy": pol, "n": n, "window": w, "events": "a/b only",
+                               "runs": reps}
         fac = engine_factory("W1", pol, w)
-        best = wall = float("inf")
+        cpu_runs, wall_runs = [], []
         gc.collect()
-        for _ in range(grid.repeats(n)):
+        for _ in range(reps):
             ev = fac()
             upd = ev.update
-            t0, w0 = CPU_CLOCK(), time.perf_counter()
+            t0, w0 = CPU_CLOCK(), WALL_CLOCK()
             for e in evs:
                 upd(e)
-            best, wall = min(best, CPU_CLOCK() - t0), min(wall, time.perf_counter() - w0)
-        row["our_eps"] = n / best if best > 0 else None
-        row["our_wall_eps"] = n / wall if wall > 0 else None
-        if reason is None:
+            cpu_runs.append(CPU_CLOCK() - t0)
+            wall_runs.append(WALL_CLOCK() - w0)
+        ours = {CPU: Timing.of_runs(CPU, cpu_runs, n), WALL: Timing.of_runs(WALL, wall_runs, n)}
+        for clk, t in ours.items():
+            row.update(t.to_json(f"our_{clk}"))
+        if absent is None:
             try:
-                row["peer_eps"] = float(bench_seq(n, w, pol))
+                runs = [peer.time_seq(n, w, pol, purge=True) for _ in range(reps)]
             except Exception as e:  # Unsupported (no ETALIS counterpart), PeerError: reported
                 row["error"] = f"{type(e).__name__}: {e}"
             else:
-                row["ratio"] = row["our_eps"] / row["peer_eps"] if row["our_eps"] and row["peer_eps"] else None
+                theirs = {CPU: Timing.of_runs(CPU, [r.cpu_seconds for r in runs], n),
+                          WALL: Timing.of_runs(WALL, [r.wall_seconds for r in runs], n)}
+                for clk in (CPU, WALL):
+                    row.update(theirs[clk].to_json(f"peer_{clk}"))
+                    row[f"ratio_{clk}"] = ratio(ours[clk], theirs[clk])
+                    row[f"cold_ratio_{clk}"] = ratio(ours[clk], theirs[clk], "cold")
+                row.update(flag=runs[0].flag, patched=runs[0].patched, purge_window=runs[0].purge_window)
         rows.append(row)
-    out: dict[str, Any] = {"peer": "etalis", "rows": rows}
-    if reason is not None:
-        out["skipped"] = reason
+    out: dict[str, Any] = {"peer": "etalis", "rows": rows, "purge_window": w}
+    if absent is not None:
+        out["absent"] = absent
     return out
 
 
@@ -466,16 +453,19 @@ def targets(rows: list[dict], peer: Optional[dict] = None) -> list[dict]:
                     "detail": f"retained {lo['retained_kib']:,.0f}->{hi['retained_kib']:,.0f} KiB; stored max "
                               f"{lo['stored_max']}->{hi['stored_max']}"})
     if peer is not None:
-        prs = [r for r in peer.get("rows", []) if r.get("ratio")]
+        prs = [r for r in peer.get("rows", []) if r.get(f"ratio_{CPU}")]
         if prs:
             for r in prs:
-                out.append({"target": "ratio to ETALIS (info)", "case": f"d <- a seq b, {r['policy']}",
-                            "where": f"n={r['n']:,} w={r['window']}", "value": r["ratio"], "kind": "ratio",
-                            "ok": None, "detail": f"ours {r['our_eps']:,.0f} / ETALIS {r['peer_eps']:,.0f} ev/s"})
+                out.append({"target": "ratio to ETALIS, CPU time (info)", "case": f"d <- a seq b, {r['policy']}",
+                            "where": f"n={r['n']:,} w={r['window']}", "value": r[f"ratio_{CPU}"], "kind": "ratio",
+                            "ok": None,
+                            "detail": f"warm, CPU time: ours {r[f'our_{CPU}_warm_eps']:,.0f} / ETALIS "
+                                      f"{r[f'peer_{CPU}_warm_eps']:,.0f} ev/s; wall time ratio "
+                                      f"{fmt(r.get(f'ratio_{WALL}'), 'ratio')}"})
         else:
+            why = peer.get("absent") or "no peer row measured"
             out.append({"target": "ratio to ETALIS (info)", "case": "d <- a seq b", "where": "", "value": None,
-                        "kind": "ratio", "ok": None,
-                        "detail": peer.get("skipped", "no peer row measured") + f"; ETALIS: {ETALIS_REFERENCE}"})
+                        "kind": "ratio", "ok": None, "detail": f"peer absent: {why}; ETALIS: {ETALIS_REFERENCE}"})
     return out
 
 
@@ -484,15 +474,21 @@ def bench_etalis(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
                  progress: Optional[Callable[[str], None]] = None) -> dict:
     """Run the ETALIS benchmark on ``grid``; returns the report (the ``--json`` object).
 
+    Args:
+        grid: from :func:`make_grid`.
+        seed: workload seed.
+        peer: None or ``"etalis"`` (:data:`PEERS`); without it the peer still runs on grids with
+            ``peer_auto`` (and is reported absent when it cannot run).
+        progress: called with a short text before each step.
+
     Keys: ``bench`` ("etalis"), ``grid``, ``seed``, ``python``, ``machine``, ``workload``, ``memory_method``,
-    ``rows`` (one record per (workload, policy, n, window); ``window`` null = none), ``oracle``, ``peer``,
-    ``targets``, ``disagreements``.
+    ``rows`` (one record per (workload, policy, n, window); ``window`` null = none; update figures warm =
+    ``update_*``, cold = ``cold_update_*``), ``floor`` (one per n), ``oracle``, ``peer``, ``targets``,
+    ``disagreements``.
     """
     note = progress or (lambda s: None)
     report: dict[str, Any] = {
-        "bench": "etalis", "grid": grid.name, "seed": seed,
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        **report_head("etalis", grid.name, seed),
         "workload": {"noise_types": list(NOISE), "domain": DOMAIN, "time": "event i on [i, i]",
                      "programs": {k: {"title": w.title, "types": list(w.types), "arity": w.arity, "noise": w.noise,
                                       "text_window_w": [r[0].replace("{w}", "w") for r in w.rules],
@@ -502,20 +498,11 @@ def bench_etalis(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
                           "(events allocated beforehand): peak, and kept = live after the last event "
                           "and a full garbage collection"),
     }
-    try:
-        import ceplab.engine.etalis  # noqa: F401
-        engine_ok, engine_err = True, None
-    except ImportError as e:
-        engine_ok, engine_err = False, f"ceplab.engine.etalis is not available ({e})"
     rows = []
     for i, (wl, pol, n, w) in enumerate(grid.cells, 1):
         note(f"[{i}/{len(grid.cells)}] {wl} {pol} n={n:,} w={w if w is not None else 'none'}")
         row: dict[str, Any] = {"workload": wl, "policy": pol, "n": n, "window": w,
                                "text": WORKLOADS[wl].text(w).strip()}
-        if not engine_ok:
-            row["skipped"] = engine_err
-            rows.append(row)
-            continue
         draws = workload_draws(wl, n, seed)
         fac = engine_factory(wl, pol, w)
         t0 = time.perf_counter()
@@ -524,10 +511,20 @@ def bench_etalis(grid: Grid, seed: int = SEED, peer: Optional[str] = None,
         row["bench_seconds"] = time.perf_counter() - t0
         rows.append(row)
     report["rows"] = rows
-    report["oracle"] = oracle_pass(grid, seed, engine_ok, note)
+    note("floor")
+    report["floor"] = []
+    for n in sorted({n for _wl, _p, n, _w in grid.cells}):
+        draws = workload_draws("W1", n, seed)
+        report["floor"].append(dict(floor_pass(n, lambda lo, hi, d=draws: blocks(d, lo, hi), grid.repeats(n)),
+                                    events="W1"))
+    fl = {f["n"]: f for f in report["floor"]}
+    for r in rows:
+        if r.get("update_us") and fl.get(r["n"], {}).get("us"):
+            r["x_floor"] = r["update_us"] / fl[r["n"]]["us"]
+    report["oracle"] = oracle_pass(grid, seed, note)
     if peer == "etalis" or (peer is None and grid.peer_auto):
         note("peer etalis")
-        report["peer"] = peer_pass(grid, seed, engine_ok, note)
+        report["peer"] = peer_pass(grid, seed, note)
     report["targets"] = targets(rows, report.get("peer"))
     dis = []
     for o in report["oracle"]:
@@ -555,41 +552,44 @@ def render(report: dict, console: Any) -> None:
                   f"arguments uniform in 0..{report['workload']['domain'] - 1} (W2, W3); event i on [i, i]",
                   markup=False, highlight=False)
     rows = report["rows"]
-    t = Table(title="ETALIS engine: update throughput per workload and policy")
-    for col in ("workload", "policy", "n", "window", "update ev/s", "µs/ev", "steady µs", "drift", "results",
-                "stored", "stored max"):
-        t.add_column(col, justify="left" if col in ("workload", "policy") else "right")
+    t = Table(title="ETALIS engine: update throughput per workload and policy (CPU time of the feeding thread)")
+    for col in ("workload", "policy", "n", "window", "cold ev/s", "warm ev/s", "cold µs/ev", "warm µs/ev",
+                "steady µs", "x floor", "drift", "results", "stored", "stored max"):
+        t.add_column(col, justify="left" if col in ("workload", "policy") else "right", no_wrap=True)
     for r in rows:
-        if "skipped" in r:
-            t.add_row(r["workload"], r["policy"], _fmt(r["n"], "int"), _w(r["window"]), r["skipped"], *[""] * 6)
-            continue
-        t.add_row(r["workload"], r["policy"], _fmt(r["n"], "int"), _w(r["window"]), _fmt(r["update_eps"], "eps"),
-                  _fmt(r["update_us"], "us"), _fmt(r["steady_us"], "us"), _fmt(r["drift"], "ratio"),
-                  _fmt(r["results"], "int"), _fmt(r["stored"], "int"), _fmt(r["stored_max"], "int"))
+        t.add_row(r["workload"], r["policy"], fmt(r["n"], "int"), _w(r["window"]),
+                  fmt(r.get("cold_update_eps"), "eps"), fmt(r["update_eps"], "eps"),
+                  fmt(r.get("cold_update_us"), "us"), fmt(r["update_us"], "us"), fmt(r["steady_us"], "us"),
+                  fmt(r.get("x_floor"), "ratio"), fmt(r["drift"], "ratio"),
+                  fmt(r["results"], "int"), fmt(r["stored"], "int"), fmt(r["stored_max"], "int"))
+    for f in report.get("floor", []):
+        t.add_row("floor", "-", fmt(f["n"], "int"), "-", fmt(f["cold_eps"], "eps"), fmt(f["eps"], "eps"),
+                  fmt(f["cold_us"], "us"), fmt(f["us"], "us"), "", "1.00", "", "", "", "")
     console.print(t)
+    console.print(f"cold: the first timed run; warm: the fastest run per tenth of the stream, summed. "
+                  f"{FLOOR_TEXT} ({', '.join(sorted({f['events'] for f in report.get('floor', [])}))} events).",
+                  markup=False, highlight=False)
     mt = Table(title="Memory with and without windows (tracemalloc)")
     for col in ("workload", "policy", "window", "n", "stored max", "peak KiB", "kept KiB", "kept vs smallest n"):
         mt.add_column(col, justify="left" if col in ("workload", "policy") else "right")
     first: dict[tuple, dict] = {}
-    for r in sorted((r for r in rows if "skipped" not in r),
+    for r in sorted(rows,
                     key=lambda r: (r["workload"], r["window"] is None, r["policy"], r["n"])):
         k = (r["workload"], r["policy"], r["window"])
         base = first.setdefault(k, r)
         rel = (r["retained_kib"] / base["retained_kib"]) if base is not r and base["retained_kib"] > 0 else None
-        mt.add_row(r["workload"], r["policy"], _w(r["window"]), _fmt(r["n"], "int"), _fmt(r["stored_max"], "int"),
-                   _fmt(r["peak_kib"], "kib"), _fmt(r["retained_kib"], "kib"),
+        mt.add_row(r["workload"], r["policy"], _w(r["window"]), fmt(r["n"], "int"), fmt(r["stored_max"], "int"),
+                   fmt(r["peak_kib"], "kib"), fmt(r["retained_kib"], "kib"),
                    "" if rel is None else f"x{rel:.2f}")
     console.print(mt)
     console.print(f"memory: {report['memory_method']}. stored: goals in the engine's stores (stats()['stored']), "
                   f"max sampled every {SAMPLE} events.", markup=False)
-    ot = Table(title="Oracle as the stream grows (ceplab.asp.etalis; policies: ceplab.asp.etalis_policy)")
+    ot = Table(title="Oracle as the stream grows (ceplab.asp.etalis; policies: ceplab.asp.etalis_policy; "
+                     "wall time of one run each)")
     for col in ("workload", "policy", "n", "window", "status", "seconds", "ground rules", "atoms", "results",
                 "engine results", "agree"):
         ot.add_column(col, justify="left" if col in ("workload", "policy", "status") else "right")
     for o in report["oracle"]:
-        if "skipped" in o:
-            ot.add_row("-", "", "", "", o["skipped"], *[""] * 6)
-            continue
         status = o["status"]
         if status in ("undecided", "error"):
             status = f"{status.upper()} ({o.get('reason', '')})"
@@ -598,37 +598,55 @@ def render(report: dict, console: Any) -> None:
         agree = "-" if "agree" not in o else ("yes" if o["agree"] else "[red]NO[/red]")
         if "engine_error" in o:
             agree = f"engine failed: {o['engine_error']}"
-        ot.add_row(o["workload"], o["policy"], _fmt(o["n"], "int"), _w(o["window"]), status,
-                   f"{o['seconds']:.2f}" if "seconds" in o else "-", _fmt(o.get("ground_rules") or None, "int"),
-                   _fmt(o.get("atoms"), "int"), _fmt(o.get("results"), "int"), _fmt(o.get("engine_results"), "int"),
+        ot.add_row(o["workload"], o["policy"], fmt(o["n"], "int"), _w(o["window"]), status,
+                   f"{o['seconds']:.2f}" if "seconds" in o else "-", fmt(o.get("ground_rules") or None, "int"),
+                   fmt(o.get("atoms"), "int"), fmt(o.get("results"), "int"), fmt(o.get("engine_results"), "int"),
                    agree)
     console.print(ot)
     if "peer" in report:
         p = report["peer"]
-        if "skipped" in p:
-            console.print(f"peer etalis: {p['skipped']} (ETALIS on SWI-Prolog 9: {ETALIS_REFERENCE})",
-                          markup=False)
+        if "absent" in p:
+            console.print(f"Peer etalis: absent, not run: {p['absent']} (ETALIS on SWI-Prolog 9: {ETALIS_REFERENCE}); "
+                          "our figures on its stream are shown without a ratio.", markup=False, highlight=False)
         if p.get("rows"):
-            pt = Table(title="Peer: the real ETALIS on d <- a seq b (its a/b-only stream, window 10)")
-            for col in ("policy", "n", "window", "our ev/s (CPU)", "our ev/s (wall)", "ETALIS ev/s (wall)",
-                        "ratio ours/ETALIS"):
+            pt = Table(title=f"Peer: the real ETALIS on d <- a seq b (its a/b-only stream, window {TARGET_WINDOW}, "
+                             f"ETALIS with the window purge); each ratio uses one clock on both sides")
+            cols = ["policy", "n", "window"]
+            for clk, head in ((CPU, "CPU"), (WALL, "wall")):
+                cols += [f"ours cold ev/s ({head})", f"ours warm ev/s ({head})", f"ETALIS cold ev/s ({head})",
+                         f"ETALIS warm ev/s ({head})", f"ratio cold ({head})", f"ratio warm ({head})"]
+            for col in cols:
                 pt.add_column(col, justify="left" if col == "policy" else "right")
             for r in p["rows"]:
-                theirs = _fmt(r.get("peer_eps"), "eps") if "peer_eps" in r else (
-                    f"peer: {r['error']}" if "error" in r else "n/a")
-                pt.add_row(r["policy"], _fmt(r["n"], "int"), _w(r["window"]), _fmt(r.get("our_eps"), "eps"),
-                           _fmt(r.get("our_wall_eps"), "eps"), theirs, _fmt(r.get("ratio"), "ratio"))
+                cells = [r["policy"], fmt(r["n"], "int"), _w(r["window"])]
+                for clk in (CPU, WALL):
+                    if f"peer_{clk}_warm_eps" in r:
+                        theirs = [fmt(r[f"peer_{clk}_cold_eps"], "eps"), fmt(r[f"peer_{clk}_warm_eps"], "eps")]
+                    else:
+                        why = f"peer failed: {r['error']}" if "error" in r else "absent"
+                        theirs = [why, ""]
+                    cells += [fmt(r.get(f"our_{clk}_cold_eps"), "eps"), fmt(r.get(f"our_{clk}_warm_eps"), "eps"),
+                              *theirs, fmt(r.get(f"cold_ratio_{clk}"), "ratio"), fmt(r.get(f"ratio_{clk}"), "ratio")]
+                pt.add_row(*cells)
             console.print(pt)
     if report["targets"]:
-        tt = Table(title="Targets (reported, not enforced)")
+        tt = Table(title="Targets (reported, not enforced; warm figures)")
         for col in ("target", "case", "where", "value", "verdict", "detail"):
             tt.add_column(col, justify="right" if col == "value" else "left")
         for x in report["targets"]:
             verdict = "info" if x["ok"] is None else ("PASS" if x["ok"] else "[red]MISS[/red]")
-            tt.add_row(x["target"], x["case"], x["where"], _fmt(x["value"], x["kind"]), verdict, x.get("detail", ""))
+            tt.add_row(x["target"], x["case"], x["where"], fmt(x["value"], x["kind"]), verdict, x.get("detail", ""))
         console.print(tt)
     if report["grid"] == "quick":
         console.print("quick grid: streams too short for the timings and targets to mean anything; "
                       "it checks the plumbing and the result counts.")
     for d in report["disagreements"]:
         console.print(f"[red]DISAGREEMENT[/red] {d}")
+
+
+def _measure(grid: Grid, seed: int, peer: Optional[str], note: Callable[[str], None]) -> dict:
+    return bench_etalis(grid, seed, peer, note)
+
+
+#: the ETALIS benchmark, for ``ceplab bench etalis``
+BENCHMARK = Benchmark(name="etalis", peers=PEERS, make_grid=make_grid, measure=_measure, render=render)

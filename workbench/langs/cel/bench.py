@@ -39,6 +39,9 @@ Per (query, n, w) row, three passes over the same events, each with a fresh eval
    evaluator's own ``stats()`` after the last event (e.g. live ECS nodes) is kept in the JSON row
    as ``engine_stats``.
 
+Cold and warm: pass 1 and the floor run ``Grid.repeats(n)`` times; *cold* is the first run, *warm* keeps the
+fastest run per tenth of the stream (the table shows both side by side; the targets use warm).
+
 Clocks: pass 1 and the floor measure the CPU time of the benchmarking thread (``time.thread_time``,
 read once per block of events, its own cost subtracted): on an idle machine that equals wall time,
 and on a shared one it is not inflated by other processes taking the cores (wall-clock figures
@@ -59,44 +62,43 @@ Oracle rows: ``ceplab.asp.cel.oracle`` on Q1 and Q4 with ``WITHIN 10`` at growin
 count on the same stream is shown next to the oracle's (a mismatch is a disagreement, and makes
 the exit code 1).
 
-Floor rows: the same events (Q1's streams) through ``for e in events: e.type``.
+Floor rows: Q1's streams through the timed loop of pass 1 calling a no-op function per event
+(:func:`ceplab.workbench.bench.harness.floor_pass`, the floor of every benchmark: same blocks, same clock);
+``x floor`` is warm update time over warm floor time.
 
 Peer (``--peer opencep``): Q1, Q2 and Q4 with ``WITHIN 100`` through
 :mod:`ceplab.workbench.langs.cel.peer` (timestamps = positions in seconds, OpenCEP window ``w`` seconds),
 on short streams (OpenCEP is slow). Outputs are compared as sets with ours (and OpenCEP duplicates
 counted); on a mismatch for a query with ``+`` the run is repeated with the adapter's ``index_fix``
 workaround to tell OpenCEP's Kleene identity bug apart from a semantic difference. Our throughput
-there is update plus full enumeration (OpenCEP materializes every match), and the ratio is ours
-divided by OpenCEP's (both wall-clock). Without ``OPENCEP_HOME`` the peer is skipped with a
-message.
+there is update plus full enumeration (OpenCEP materializes every match), timed with the wall clock
+like the adapter times OpenCEP (same clock on both sides, named in the table); each side runs
+``Grid.peer_repeats`` times (cold = first, warm = best) and the ratios are ours over OpenCEP's, cold
+and warm. Without ``OPENCEP_HOME`` the table says the peer is absent and why.
 
 Targets (reported, never enforced by tests): >= 100,000 events/s update throughput on Q1-Q5 with
 w = 100; per-event update time within +-25% as w grows 10 -> 1000 and as the stream grows; memory
 bounded by the window, not the stream (retained size at the largest n within +25% of the
 smallest; the peak ratio is shown beside it).
 
-``ceplab bench etalis`` (the ETALIS engine under each consumption policy) lives in
-:mod:`ceplab.workbench.bench_etalis`, ``ceplab bench epsparql`` (the EP-SPARQL engine's triples/s and the oracle's time)
-in :mod:`ceplab.workbench.bench_epsparql`; :func:`run` dispatches on the name, and with no name runs all of them.
+The module exports :data:`BENCHMARK` (:class:`ceplab.workbench.bench.Benchmark`); the shared harness
+(:mod:`ceplab.workbench.bench`) runs it.
 """
 from __future__ import annotations
 
 import gc
-import json
-import os
-import platform
 import random
-import statistics
-import sys
 import time
-import tracemalloc
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from ceplab.semantics.events import Event, Stream
+from ceplab.workbench.bench import Benchmark
+from ceplab.workbench.bench.harness import (CPU_CLOCK, FLOOR_TEXT, SEED, STABILITY, WALL, Timing,
+                                            agreement, chunk_stats, fmt, jsonable, ratio, record_oracle,
+                                            repeats_for, report_head, timed_chunks, traced)
+from ceplab.workbench.bench.harness import floor_pass as harness_floor_pass
 
-SEED = 20170915
 NOISE = ("N1", "N2", "N3", "N4", "N5", "N6")
 QUERIES: dict[str, tuple[str, str]] = {
     # name: (formula, pattern types)
@@ -110,13 +112,9 @@ QUERIES: dict[str, tuple[str, str]] = {
 THROUGHPUT_TARGET = 100_000.0
 THROUGHPUT_QUERIES = ("Q1", "Q2", "Q3", "Q4", "Q5")
 THROUGHPUT_W = 100
-STABILITY = 0.25
-CHUNKS = 10
 PEER_QUERIES = ("Q1", "Q2", "Q4")
-BENCH_NAMES = ("cel", "etalis", "epsparql")
-PEER_NAMES = ("opencep", "etalis")
-#: the peers each benchmark can run (``--peer``); ``etalis`` is in :mod:`ceplab.workbench.bench_etalis`
-PEERS_OF = {"cel": ("opencep",), "etalis": ("etalis",), "epsparql": ()}
+#: the peers this benchmark can run beside ceplab (``--peer``)
+PEERS = ("opencep",)
 
 
 # ----------------------------------------------------------------------------- grid
@@ -129,7 +127,8 @@ class Grid:
         cells: the (query, n, w) rows.
         oracle_cases, oracle_ns: the oracle rows, (query name, window) x stream lengths.
         oracle_seconds: time limit of one oracle call.
-        peer_w: window of the peer rows; peer_ns: stream length per peer query.
+        peer_w: window of the peer rows; peer_ns: stream length per peer query; peer_repeats: runs of
+            each side of a peer row (cold = first, warm = best).
         enum_cap: outputs counted per row at most (pass 2 stops there).
         repeat_events: pass 1 is repeated ``max(2, min(5, repeat_events // n))`` times, and each
             tenth of the stream keeps its fastest time.
@@ -142,11 +141,13 @@ class Grid:
     oracle_seconds: float = 60.0
     peer_w: int = 100
     peer_ns: dict = field(default_factory=lambda: {"Q1": 2000, "Q2": 2000, "Q4": 200})
+    peer_repeats: int = 3
     enum_cap: int = 300_000
     repeat_events: int = 400_000
 
     def repeats(self, n: int) -> int:
-        return max(2, min(5, self.repeat_events // max(n, 1)))
+        """Timed repeats of a pass over ``n`` events (:func:`ceplab.workbench.bench.harness.repeats_for`)."""
+        return repeats_for(n, self.repeat_events)
 
 
 def _cells(queries: Iterable[str], ns: Iterable[int], ws: Iterable[int]) -> list[tuple[str, int, int]]:
@@ -168,7 +169,7 @@ def make_grid(kind: str = "default") -> Grid:
     qs = list(QUERIES)
     if kind == "quick":
         return Grid("quick", tuple(_cells(qs, (300,), (10, 50))), oracle_ns=(30, 60), oracle_seconds=30.0,
-                    peer_w=20, peer_ns={"Q1": 60, "Q2": 60, "Q4": 30}, enum_cap=2_000,
+                    peer_w=20, peer_ns={"Q1": 60, "Q2": 60, "Q4": 30}, peer_repeats=2, enum_cap=2_000,
                     repeat_events=300)
     if kind == "default":
         return Grid("default", tuple(_cells(qs, (10_000, 100_000), (10, 100, 1000))
@@ -280,59 +281,6 @@ def engine_factory(query: str, w: int) -> Callable[[], Any]:
     return lambda: evaluator(q)
 
 
-CPU_CLOCK = time.thread_time
-
-
-@lru_cache(maxsize=1)
-def _cpu_clock_cost() -> float:
-    """Seconds one reading of :data:`CPU_CLOCK` adds to a measured interval (a system call)."""
-    c = CPU_CLOCK
-    best = float("inf")
-    for _ in range(200):
-        t0 = c()
-        best = min(best, c() - t0)
-    return best
-
-
-def timed_chunks(feed: Callable[[Any], Any], n: int,
-                 chunk_blocks: Callable[[int, int], Iterable[list]]) -> list[float]:
-    """CPU seconds spent in ``feed`` per tenth (:data:`CHUNKS`) of a stream of ``n`` events.
-
-    Args:
-        feed: called once per event (an evaluator's ``update`` or ``push``).
-        n: the stream length.
-        chunk_blocks: ``chunk_blocks(lo, hi)`` yields the events ``lo..hi-1`` in freshly built blocks (the
-            building is not timed).
-
-    Returns:
-        ``CHUNKS`` CPU times in seconds, the clock's own cost subtracted.  Shared by every benchmark.
-    """
-    bounds = [n * i // CHUNKS for i in range(CHUNKS + 1)]
-    times = []
-    gc.collect()
-    clock, cost = CPU_CLOCK, _cpu_clock_cost()
-    for i in range(CHUNKS):
-        spent = 0.0
-        for blk in chunk_blocks(bounds[i], bounds[i + 1]):
-            t0 = clock()
-            for e in blk:
-                feed(e)
-            spent += max(0.0, clock() - t0 - cost)
-        times.append(spent)
-    return times
-
-
-def engine_results(factory: Callable[[], Any], stream: Sequence[Any]) -> list:
-    """All results of a fresh evaluator (``push`` on every event, then ``close``); for the oracle rows of the
-    ETALIS and EP-SPARQL benchmarks."""
-    ev = factory()
-    out: list = []
-    for e in stream:
-        out.extend(ev.push(e))
-    out.extend(ev.close())
-    return out
-
-
 WARMUP = 20_000
 
 
@@ -375,31 +323,14 @@ def update_pass(factory: Callable[[], Any], ts: Sequence[str], repeats: int) -> 
     return fold_update_passes(passes, len(ts))
 
 
-def chunk_stats(repeats: list[list[float]], n: int) -> dict:
-    """Figures from repeated :func:`timed_chunks` results on the same ``n`` events: each tenth keeps its fastest
-    repeat (robust to other load on the machine) and the total is their sum.
-
-    Returns ``seconds`` (the total), ``eps`` (events/s), ``us`` (µs/event), ``chunk_us`` (per tenth), ``steady_us``
-    (median of tenths 2-10) and ``drift`` (last half over tenths 2-5).  Shared by every benchmark."""
-    best = [min(ts) for ts in zip(*repeats)]
-    total = sum(best)
-    per = [t / max(1, n // CHUNKS) for t in best]
-    early, late = per[1:5], per[5:]
-    drift = None
-    if early and late and statistics.median(early) > 0:
-        drift = statistics.median(late) / statistics.median(early)
-    return {"seconds": total, "eps": n / total if total > 0 else None, "us": total / n * 1e6 if n else None,
-            "chunk_us": [p * 1e6 for p in per],
-            "steady_us": statistics.median(per[1:]) * 1e6 if len(per) > 1 else None, "drift": drift}
-
-
 def fold_update_passes(passes: list, n: int) -> dict:
     """The update-pass record from repeated :func:`_timed_update_pass` results on the same ``n`` events
     (:func:`chunk_stats`)."""
     c = chunk_stats([p[0] for p in passes], n)
     _times, path, separated, _warm = passes[-1]
     return {"update_seconds": c["seconds"], "update_eps": c["eps"], "update_us": c["us"],
-            "chunk_us": c["chunk_us"], "steady_us": c["steady_us"], "drift": c["drift"], "path": path,
+            "cold_update_seconds": c["cold_seconds"], "cold_update_eps": c["cold_eps"],
+            "cold_update_us": c["cold_us"], "clock": c["clock"], "chunk_us": c["chunk_us"], "steady_us": c["steady_us"], "drift": c["drift"], "path": path,
             "separated": separated, "repeats": len(passes), "warmup_events": WARMUP,
             "warmup_seconds": min(p[3] for p in passes)}
 
@@ -435,27 +366,21 @@ def enumeration_pass(factory: Callable[[], Any], ts: Sequence[str], cap: int) ->
 
 
 def memory_pass(factory: Callable[[], Any], ts: Sequence[str]) -> dict:
-    """Pass 3: tracemalloc peak/live/retained bytes of building the evaluator and updating it on
-    the events of types ``ts`` (built before tracing starts, so they are not counted)."""
+    """Pass 3: tracemalloc peak/live/retained KiB (:func:`ceplab.workbench.bench.harness.traced`) of building the
+    evaluator and updating it on the events of types ``ts`` (built before tracing starts, so not counted);
+    ``engine_stats`` is the evaluator's ``stats()`` after the last event (None without one)."""
     evs = make_events(ts)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
+
+    def go() -> "_Runner":
         r = _Runner(factory)
         upd = r.update
         for e in evs:
             upd(e)
-        cur, peak = tracemalloc.get_traced_memory()
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
+        return r
+
+    r, mem = traced(go)
     st = getattr(r.evaluator, "stats", None)
-    return {"peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024,
-            "retained_kib": (kept - base) / 1024,
-            "engine_stats": _jsonable(st()) if callable(st) else None}
+    return {**mem, "engine_stats": jsonable(st()) if callable(st) else None}
 
 
 def outputs_of(factory: Callable[[], Any], evs: Sequence[Event]) -> tuple[list[tuple[int, ...]], float]:
@@ -473,30 +398,17 @@ def outputs_of(factory: Callable[[], Any], evs: Sequence[Event]) -> tuple[list[t
 
 
 def floor_pass(ts: Sequence[str], repeats: int) -> dict:
-    """The floor: a plain loop reading each event's type, fed like pass 1 (best of ``repeats``)."""
-    best = float("inf")
-    clock, cost = CPU_CLOCK, _cpu_clock_cost()
-    for _ in range(repeats):
-        spent = 0.0
-        for blk in blocks(ts):
-            t0 = clock()
-            for e in blk:
-                e.type
-            spent += max(0.0, clock() - t0 - cost)
-        best = min(best, spent)
-    n = len(ts)
-    return {"n": n, "seconds": best, "eps": n / best if best > 0 else None, "us": best / n * 1e6 if n else None}
+    """The floor row for the events of types ``ts``: :func:`ceplab.workbench.bench.harness.floor_pass` over the
+    same fresh blocks as pass 1 (:func:`blocks`), ``repeats`` times (cold = first, warm = best per tenth)."""
+    return harness_floor_pass(len(ts), lambda lo, hi: blocks(ts, lo, hi), repeats)
 
 
 # ----------------------------------------------------------------------------- oracle
-def oracle_pass(grid: Grid, seed: int, engine_ok: bool) -> list[dict]:
+def oracle_pass(grid: Grid, seed: int) -> list[dict]:
     """Oracle rows: ``ceplab.asp.cel.oracle`` on each of ``grid.oracle_cases`` at each length."""
-    try:
-        from ceplab.asp import cel as asp_cel
-        from ceplab.asp.oracle import Limits
-        from ceplab.semantics.cel.options import Options
-    except ImportError as e:
-        return [{"skipped": f"ceplab.asp.cel is not available ({e})"}]
+    from ceplab.asp import cel as asp_cel
+    from ceplab.asp.oracle import Limits
+    from ceplab.semantics.cel.options import Options
     limits = Limits(time_s=grid.oracle_seconds)
     rows = []
     for (qn, w), n in ((c, n) for c in grid.oracle_cases for n in grid.oracle_ns):
@@ -507,99 +419,51 @@ def oracle_pass(grid: Grid, seed: int, engine_ok: bool) -> list[dict]:
         res = asp_cel.oracle(q, Stream(evs, f"bench-{qn}-{n}"), Options(), limits)
         row["seconds"] = time.perf_counter() - t0
         results = record_oracle(row, res, "outputs")
-        if results is not None and engine_ok:
+        if results is not None:
             eng, _ = outputs_of(engine_factory(qn, w), evs)
             row.update(agreement(eng, results, "engine_outputs"))
         rows.append(row)
     return rows
 
 
-def traced_goal_run(factory: Callable[[], Any], feed: Callable[[Any], tuple[int, int]]) -> dict:
-    """The memory pass of the goal-store engines (ETALIS, EP-SPARQL): build ``factory()`` and run ``feed(ev)``
-    (which feeds the whole stream and returns ``(results before close, largest sampled "stored")``), then
-    ``close()``, under tracemalloc.  Returns ``results``, ``stored`` (at the end), ``stored_max``, ``peak_kib``,
-    ``live_kib`` (after close), ``retained_kib`` (after a full collection) and ``engine_stats``."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        ev = factory()
-        results, stored_max = feed(ev)
-        results += len(ev.close())
-        cur, peak = tracemalloc.get_traced_memory()
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    st = ev.stats()
-    return {"results": results, "stored": st.get("stored"), "stored_max": max(stored_max, st.get("stored") or 0),
-            "peak_kib": (peak - base) / 1024, "live_kib": (cur - base) / 1024, "retained_kib": (kept - base) / 1024,
-            "engine_stats": _jsonable(st)}
-
-
-def record_oracle(row: dict, res: Any, count_key: str = "results") -> Any:
-    """Record an oracle answer in a benchmark row and return its results (None when undecided).
-
-    Sets ``stats`` (with ``ground_rules`` and ``atoms`` when the statistics have them) and ``status``; then
-    ``reason`` (undecided) or ``row[count_key]``, the number of results.  Shared by every benchmark."""
-    st = getattr(res, "stats", None)
-    if st is not None:
-        row["stats"] = _jsonable(st.to_json() if hasattr(st, "to_json") else st)
-        row["ground_rules"] = getattr(st, "ground_rules", None)
-        row["atoms"] = getattr(st, "atoms", None)
-    results = getattr(res, "results", None)
-    if results is None:
-        row.update(status="undecided", reason=str(getattr(res, "reason", res)))
-        return None
-    row["status"] = "decided"
-    row[count_key] = len(results)
-    return results
-
-
-def agreement(engine: Sequence, results: Any, count_key: str = "engine_results") -> dict:
-    """``{count_key: distinct engine results, "agree": same set as the oracle and no result emitted twice}``."""
-    eng = set(engine)
-    return {count_key: len(eng), "agree": eng == set(results) and len(engine) == len(eng)}
-
-
-def _jsonable(x: Any) -> Any:
-    import dataclasses
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {k: _jsonable(v) for k, v in dataclasses.asdict(x).items()}
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (int, float, str, bool)) or x is None:
-        return x
-    return str(x)
-
-
 # ----------------------------------------------------------------------------- peer
-def peer_pass(grid: Grid, peer: str, seed: int, engine_ok: bool) -> dict:
-    """Peer rows (OpenCEP): counts compared with ours, throughput ratio."""
+def peer_pass(grid: Grid, peer: str, seed: int) -> dict:
+    """Peer rows (OpenCEP, :mod:`ceplab.workbench.langs.cel.peer`): output sets compared with ours, and rates.
+
+    Both sides are timed with the same clock, wall time (:data:`~ceplab.workbench.bench.harness.WALL`): the
+    adapter times ``CEP.run`` with ``time.perf_counter``; ours is update plus full enumeration on the same
+    events (OpenCEP materializes every match), timed the same way.  Each side runs ``grid.peer_repeats``
+    times: cold = the first run, warm = the best; ``ratio`` (warm) and ``cold_ratio`` are ours over theirs.
+
+    Returns:
+        ``{"peer": peer, "rows": [...]}``, or ``{"peer": peer, "absent": sentence}`` naming what is missing
+        (e.g. ``OPENCEP_HOME``) when the peer cannot run.
+    """
     from ceplab.workbench.langs.cel import peer as opencep
     reason = opencep.unavailable_reason()
     if reason is not None:
-        return {"peer": peer, "skipped": reason}
-    if not engine_ok:
-        return {"peer": peer, "skipped": "ceplab.engine.cel is not available"}
+        return {"peer": peer, "absent": reason}
     rows = []
+    reps = max(1, grid.peer_repeats)
     for qn in PEER_QUERIES:
         n = grid.peer_ns[qn]
         evs = workload(qn, n, seed)
         q = parse_query(qn, grid.peer_w)
-        ours, our_s = outputs_of(engine_factory(qn, grid.peer_w), evs)
+        fac = engine_factory(qn, grid.peer_w)
+        our_runs = [outputs_of(fac, evs) for _ in range(reps)]
+        ours = our_runs[0][0]
         try:
-            res = opencep.run(q, evs)
+            peer_runs = [opencep.run(q, evs) for _ in range(reps)]
         except Exception as e:  # a failure inside the peer is reported, not fatal
             rows.append({"query": qn, "n": n, "w": grid.peer_w, "error": f"{type(e).__name__}: {e}"})
             continue
-        row: dict[str, Any] = {"query": qn, "n": n, "w": grid.peer_w, "our_outputs": len(set(ours)),
-                               "our_eps": n / our_s if our_s > 0 else None,
+        res = peer_runs[0]
+        mine = Timing.of_runs(WALL, [t for _o, t in our_runs], n)
+        theirs = Timing.of_runs(WALL, [r.seconds for r in peer_runs], n)
+        row: dict[str, Any] = {"query": qn, "n": n, "w": grid.peer_w, "runs": reps, "our_outputs": len(set(ours)),
                                "peer_outputs": len(res.results), "peer_distinct": len(set(res.results)),
-                               "peer_eps": res.events_per_second}
+                               **mine.to_json("our"), **theirs.to_json("peer"),
+                               "ratio": ratio(mine, theirs), "cold_ratio": ratio(mine, theirs, "cold")}
         row["agree"] = set(res.results) == set(ours) and len(res.results) == len(set(res.results))
         if not row["agree"]:
             row["missing_in_peer"] = len(set(ours) - set(res.results))
@@ -610,7 +474,6 @@ def peer_pass(grid: Grid, peer: str, seed: int, engine_ok: bool) -> dict:
                 row["agree_with_index_fix"] = (set(fixed.results) == set(ours)
                                                and len(fixed.results) == len(set(fixed.results)))
                 row["peer_outputs_index_fix"] = len(fixed.results)
-        row["ratio"] = (row["our_eps"] / row["peer_eps"]) if row["our_eps"] and row["peer_eps"] else None
         rows.append(row)
     return {"peer": peer, "rows": rows}
 
@@ -668,15 +531,20 @@ def bench_cel(grid: Grid, seed: int = SEED, peer: str | None = None,
               progress: Callable[[str], None] | None = None) -> dict:
     """Run the CEL benchmark on ``grid`` and return the report (the ``--json`` object).
 
-    Keys: ``bench``, ``grid``, ``seed``, ``python``, ``workload``, ``memory_method``, ``rows`` (one
-    record per (query, n, w)), ``floor``, ``oracle``, ``peer`` (absent without ``peer``),
-    ``targets``, ``disagreements``.
+    Args:
+        grid: from :func:`make_grid`.
+        seed: workload seed.
+        peer: None or ``"opencep"`` (:data:`PEERS`).
+        progress: called with a short text before each step.
+
+    Keys: ``bench``, ``grid``, ``seed``, ``python``, ``machine``, ``workload``, ``memory_method``, ``rows`` (one
+    record per (query, n, w); update figures warm = ``update_*``, cold = ``cold_update_*``, clock ``clock``),
+    ``floor`` (one per n, :func:`floor_pass`), ``oracle``, ``peer`` (only with ``peer``), ``targets``,
+    ``disagreements``.
     """
     note = progress or (lambda s: None)
     report: dict[str, Any] = {
-        "bench": "cel", "grid": grid.name, "seed": seed,
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        **report_head("cel", grid.name, seed),
         "workload": {"noise_types": list(NOISE), "queries": {q: t for q, (t, _) in QUERIES.items()},
                      "window": "WITHIN w: max C - min C <= w (positions)"},
         "memory_method": ("tracemalloc, while the evaluator is built and updated on the whole stream "
@@ -684,32 +552,23 @@ def bench_cel(grid: Grid, seed: int = SEED, peer: str | None = None,
                           "and a full garbage collection"),
         "enum_cap": grid.enum_cap,
     }
-    try:
-        import ceplab.engine.cel  # noqa: F401
-        engine_ok, engine_err = True, None
-    except ImportError as e:
-        engine_ok, engine_err = False, f"ceplab.engine.cel is not available ({e})"
     rows = []
     passes: dict[int, list] = {}
-    if engine_ok:
-        # Update passes in rounds over the whole grid (round r runs every cell that wants > r repeats), so a
-        # burst of load on the machine hits one repeat of several cells rather than every repeat of one cell;
-        # each tenth keeps its fastest repeat.  Enumeration and memory passes follow, after every update pass.
-        rounds = max(grid.repeats(n) for _q, n, _w in grid.cells)
-        for r in range(rounds):
-            for i, (q, n, w) in enumerate(grid.cells):
-                if grid.repeats(n) > r:
-                    note(f"update round {r + 1}/{rounds}: {q} n={n:,} w={w}")
-                    passes.setdefault(i, []).append(
-                        _timed_update_pass(engine_factory(q, w), workload_types(q, n, seed)))
+    # Update passes in rounds over the whole grid (round r runs every cell that wants > r repeats), so a
+    # burst of load on the machine hits one repeat of several cells rather than every repeat of one cell;
+    # each tenth keeps its fastest repeat (warm), round 0 is the cold run.  Enumeration and memory passes
+    # follow, after every update pass.
+    rounds = max(grid.repeats(n) for _q, n, _w in grid.cells)
+    for r in range(rounds):
+        for i, (q, n, w) in enumerate(grid.cells):
+            if grid.repeats(n) > r:
+                note(f"update round {r + 1}/{rounds}: {q} n={n:,} w={w}")
+                passes.setdefault(i, []).append(
+                    _timed_update_pass(engine_factory(q, w), workload_types(q, n, seed)))
     for i, (q, n, w) in enumerate(grid.cells, 1):
         note(f"[{i}/{len(grid.cells)}] {q} n={n:,} w={w}")
         ts = workload_types(q, n, seed)
         row: dict[str, Any] = {"query": q, "n": n, "w": w, "text": query_text(q, w)}
-        if not engine_ok:
-            row["skipped"] = engine_err
-            rows.append(row)
-            continue
         fac = engine_factory(q, w)
         row.update(fold_update_passes(passes[i - 1], n))
         row.update(enumeration_pass(fac, ts, grid.enum_cap))
@@ -725,10 +584,10 @@ def bench_cel(grid: Grid, seed: int = SEED, peer: str | None = None,
         if r.get("update_us") and fl.get(r["n"], {}).get("us"):
             r["x_floor"] = r["update_us"] / fl[r["n"]]["us"]
     note("oracle")
-    report["oracle"] = oracle_pass(grid, seed, engine_ok)
+    report["oracle"] = oracle_pass(grid, seed)
     if peer is not None:
         note(f"peer {peer}")
-        report["peer"] = peer_pass(grid, peer, seed, engine_ok)
+        report["peer"] = peer_pass(grid, peer, seed)
     report["targets"] = targets(report["rows"])
     dis = []
     for o in report["oracle"]:
@@ -739,97 +598,79 @@ def bench_cel(grid: Grid, seed: int = SEED, peer: str | None = None,
     return report
 
 
-# ----------------------------------------------------------------------------- printing
-def _fmt(x: Any, kind: str = "") -> str:
-    if x is None:
-        return "-"
-    if kind == "int":
-        return f"{int(x):,}"
-    if kind == "eps":
-        return f"{x:,.0f}"
-    if kind == "us":
-        return f"{x:.3f}"
-    if kind == "ratio":
-        return f"{x:.2f}"
-    if kind == "kib":
-        return f"{x:,.0f}"
-    return str(x)
-
-
 def render(report: dict, console: Any) -> None:
-    """Print the report as rich tables on ``console``."""
+    """Print the report (:func:`bench_cel`'s) as rich tables on the rich ``Console`` ``console``."""
     from rich.table import Table
     console.print(f"[bold]ceplab bench cel[/bold]  grid={report['grid']}  seed={report['seed']}  "
                   f"{report['python']}  {report['machine']}")
     rows = report["rows"]
     sep = all(r.get("separated", True) for r in rows)
-    t = Table(title="CEL engine: update throughput, enumeration, memory"
+    t = Table(title="CEL engine: update throughput (CPU time of the feeding thread), enumeration, memory"
               + ("" if sep else "  (evaluator has no update/enumerate: update includes enumeration)"))
-    for col, just in [("query", "left"), ("n", "right"), ("w", "right"), ("update ev/s", "right"),
-                      ("µs/ev", "right"), ("steady µs", "right"), ("x floor", "right"), ("drift", "right"), ("outputs", "right"),
-                      ("enum out/s", "right"), ("peak KiB", "right"), ("kept KiB", "right")]:
-        t.add_column(col, justify=just)
-    t.add_column("path", no_wrap=True, overflow="ellipsis", max_width=40)
+    for col in ("query", "n", "w", "cold ev/s", "warm ev/s", "cold µs/ev", "warm µs/ev", "steady µs", "x floor",
+                "drift", "outputs", "enum out/s (wall)", "peak KiB", "kept KiB", "path"):
+        t.add_column(col, justify="left" if col in ("query", "path") else "right", no_wrap=True)
     for r in rows:
-        if "skipped" in r:
-            t.add_row(r["query"], _fmt(r["n"], "int"), _fmt(r["w"], "int"), r["skipped"], *[""] * 9)
-            continue
-        outs = _fmt(r["outputs"], "int")
+        outs = fmt(r["outputs"], "int")
         if r["outputs_capped"]:
             outs = f">={outs} (first {r['outputs_events']:,} ev)"
-        t.add_row(r["query"], _fmt(r["n"], "int"), _fmt(r["w"], "int"), _fmt(r["update_eps"], "eps"),
-                  _fmt(r["update_us"], "us"), _fmt(r["steady_us"], "us"), _fmt(r.get("x_floor"), "ratio"), _fmt(r["drift"], "ratio"), outs,
-                  _fmt(r["enum_ops"], "eps"), _fmt(r["peak_kib"], "kib"), _fmt(r["retained_kib"], "kib"), r["path"])
+        t.add_row(r["query"], fmt(r["n"], "int"), fmt(r["w"], "int"), fmt(r.get("cold_update_eps"), "eps"),
+                  fmt(r["update_eps"], "eps"), fmt(r.get("cold_update_us"), "us"), fmt(r["update_us"], "us"),
+                  fmt(r["steady_us"], "us"), fmt(r.get("x_floor"), "ratio"), fmt(r["drift"], "ratio"), outs,
+                  fmt(r["enum_ops"], "eps"), fmt(r["peak_kib"], "kib"), fmt(r["retained_kib"], "kib"), r["path"])
     for f in report["floor"]:
-        t.add_row("floor", _fmt(f["n"], "int"), "-", _fmt(f["eps"], "eps"), _fmt(f["us"], "us"), "", "1.00",
-                  "", "", "", "", "", f"for e in events: e.type ({f['events']} events)")
+        t.add_row("floor", fmt(f["n"], "int"), "-", fmt(f["cold_eps"], "eps"), fmt(f["eps"], "eps"),
+                  fmt(f["cold_us"], "us"), fmt(f["us"], "us"), "", "1.00", "", "", "", "", "",
+                  f"{FLOOR_TEXT} ({f['events']} events)")
     console.print(t)
-    console.print(f"memory: {report['memory_method']}. steady: median per-event update time over tenths "
+    console.print(f"cold: the first timed run; warm: the fastest run per tenth of the stream, summed. "
+                  f"memory: {report['memory_method']}. steady: median per-event update time over tenths "
                   "2-10 of the stream; drift: last half of the stream over tenths 2-5. Update times are "
                   f"measured after a warm-up of {WARMUP:,} events of the same alphabet (one-time "
-                  "determinization and code generation; its CPU time is the JSON field warmup_seconds).")
-    ot = Table(title="Oracle (ceplab.asp.cel) as the stream grows")
+                  "determinization and code generation; its CPU time is the JSON field warmup_seconds).",
+                  markup=False, highlight=False)
+    ot = Table(title="Oracle (ceplab.asp.cel) as the stream grows (wall time of one run each)")
     for col in ("query", "n", "w", "status", "seconds", "outputs", "engine outputs", "agree"):
         ot.add_column(col, justify="right" if col not in ("query", "status") else "left")
     for o in report["oracle"]:
-        if "skipped" in o:
-            ot.add_row("-", "", "", o["skipped"], "", "", "", "")
-            continue
         status = o["status"] if o["status"] == "decided" else f"UNDECIDED ({o.get('reason', '')})"
-        ot.add_row(o["query"], _fmt(o["n"], "int"), _fmt(o["w"], "int"), status, f"{o['seconds']:.2f}",
-                   _fmt(o.get("outputs"), "int"), _fmt(o.get("engine_outputs"), "int"),
+        ot.add_row(o["query"], fmt(o["n"], "int"), fmt(o["w"], "int"), status, f"{o['seconds']:.2f}",
+                   fmt(o.get("outputs"), "int"), fmt(o.get("engine_outputs"), "int"),
                    "-" if "agree" not in o else ("yes" if o["agree"] else "NO"))
     console.print(ot)
     if "peer" in report:
         p = report["peer"]
-        if "skipped" in p:
-            console.print(p["skipped"])
+        if "absent" in p:
+            console.print(f"Peer {p['peer']}: absent, not run: {p['absent']}", markup=False, highlight=False)
         else:
-            pt = Table(title=f"Peer {p['peer']}: same events, same window (timestamps = positions, window w s)")
-            for col in ("query", "n", "w", "our outputs", "peer outputs", "agree", "our ev/s (upd+enum)",
-                        "peer ev/s", "ratio ours/peer"):
+            pt = Table(title=f"Peer {p['peer']}: same events, same window (timestamps = positions, window w s); "
+                             "both sides in wall time, update + full enumeration")
+            for col in ("query", "n", "w", "our outputs", "peer outputs", "agree", "our cold ev/s (wall)",
+                        "our warm ev/s (wall)", "peer cold ev/s (wall)", "peer warm ev/s (wall)",
+                        "ratio ours/peer cold", "ratio ours/peer warm"):
                 pt.add_column(col, justify="left" if col == "query" else "right")
             for r in p["rows"]:
                 if "error" in r:
-                    pt.add_row(r["query"], _fmt(r["n"], "int"), _fmt(r["w"], "int"), "", "",
-                               f"peer failed: {r['error']}", "", "", "")
+                    pt.add_row(r["query"], fmt(r["n"], "int"), fmt(r["w"], "int"), "", "",
+                               f"peer failed: {r['error']}", "", "", "", "", "", "")
                     continue
                 agree = "yes" if r["agree"] else f"NO (-{r['missing_in_peer']} +{r['extra_in_peer']})"
                 if "agree_with_index_fix" in r:
                     agree += f"; with index_fix: {'yes' if r['agree_with_index_fix'] else 'NO'}"
-                peer_out = _fmt(r["peer_outputs"], "int")
+                peer_out = fmt(r["peer_outputs"], "int")
                 if r["peer_distinct"] != r["peer_outputs"]:
                     peer_out += f" ({r['peer_distinct']:,} distinct)"
-                pt.add_row(r["query"], _fmt(r["n"], "int"), _fmt(r["w"], "int"), _fmt(r["our_outputs"], "int"),
-                           peer_out, agree, _fmt(r["our_eps"], "eps"), _fmt(r["peer_eps"], "eps"),
-                           _fmt(r["ratio"], "ratio"))
+                pt.add_row(r["query"], fmt(r["n"], "int"), fmt(r["w"], "int"), fmt(r["our_outputs"], "int"),
+                           peer_out, agree, fmt(r["our_cold_eps"], "eps"), fmt(r["our_warm_eps"], "eps"),
+                           fmt(r["peer_cold_eps"], "eps"), fmt(r["peer_warm_eps"], "eps"),
+                           fmt(r["cold_ratio"], "ratio"), fmt(r["ratio"], "ratio"))
             console.print(pt)
     if report["targets"]:
-        tt = Table(title="Targets")
+        tt = Table(title="Targets (warm figures)")
         for col in ("target", "query", "where", "value", "ok", "detail"):
             tt.add_column(col, justify="right" if col == "value" else "left")
         for x in report["targets"]:
-            val = _fmt(x["value"], "eps") if x["target"].startswith("throughput") else _fmt(x["value"], "ratio")
+            val = fmt(x["value"], "eps") if x["target"].startswith("throughput") else fmt(x["value"], "ratio")
             tt.add_row(x["target"], x["query"], x["where"], val, "yes" if x["ok"] else "[red]NO[/red]",
                        x.get("detail", ""))
         console.print(tt)
@@ -840,86 +681,9 @@ def render(report: dict, console: Any) -> None:
         console.print(f"[red]DISAGREEMENT[/red] {d}")
 
 
-def run(name: str | None = None, json_out: bool = False, peer: str | None = None, quick: bool = False,
-        full: bool | None = None, seed: int | None = None) -> int:
-    """``ceplab bench [NAME] [--json] [--peer P] [--quick|--full]``: run benchmarks, print them.
+def _measure(grid: Grid, seed: int, peer: str | None, note: Callable[[str], None]) -> dict:
+    return bench_cel(grid, seed, peer, note)
 
-    Args:
-        name: the benchmark, one of :data:`BENCH_NAMES`: ``cel`` (this module), ``etalis``
-            (:mod:`ceplab.workbench.bench_etalis`) or ``epsparql`` (:mod:`ceplab.workbench.bench_epsparql`, no peer); None runs
-            all of them, one after the other.
-        json_out: print one JSON object per benchmark run (the report: :func:`bench_cel`'s, or
-            :func:`ceplab.workbench.bench_etalis.bench_etalis`'s), one per line, on stdout instead of tables.
-        peer: also run an external engine: ``opencep`` for ``cel`` (needs ``OPENCEP_HOME``, else
-            skipped with a message), ``etalis`` for ``etalis`` (needs ``ETALIS_HOME`` and SWI-Prolog;
-            on the default and full grids the ETALIS benchmark runs it anyway when it is available).
-            With no name, a peer applies to the benchmark it belongs to.
-        quick: the tiny grids (seconds; what the tests run).
-        full: the whole grids (tens of minutes). None reads the environment: ``CEPLAB_BENCH_FULL=1``
-            selects it. Without ``quick`` or ``full`` the default grids run (a few minutes each; see
-            :func:`make_grid` and :func:`ceplab.workbench.bench_etalis.make_grid`).
-        seed: workload seed; None reads ``CEPLAB_BENCH_SEED``, else :data:`SEED`.
 
-    Returns:
-        0 when done; 1 when an oracle and an engine disagree on the outputs; 2 on bad input
-        (unknown benchmark or peer, a peer of another benchmark, or both ``quick`` and ``full``).
-        Missed speed targets and peer disagreements are reported, not turned into an exit code.
-    """
-    from rich.console import Console
-    err = Console(stderr=True)
-    if name is not None and name not in BENCH_NAMES:
-        err.print(f"ceplab bench: unknown benchmark {name!r}; known: {', '.join(BENCH_NAMES)}")
-        return 2
-    if peer is not None and peer not in PEER_NAMES:
-        err.print(f"ceplab bench: unknown peer {peer!r}; known: {', '.join(PEER_NAMES)}")
-        return 2
-    if name is not None and peer is not None and peer not in PEERS_OF[name]:
-        err.print(f"ceplab bench: peer {peer!r} does not apply to benchmark {name!r} "
-                  f"(its peers: {', '.join(PEERS_OF[name])})")
-        return 2
-    if full is None:
-        full = os.environ.get("CEPLAB_BENCH_FULL", "").strip().lower() in ("1", "true", "yes", "on")
-    if quick and full:
-        err.print("ceplab bench: choose one of --quick and --full")
-        return 2
-    if seed is None:
-        env_seed = os.environ.get("CEPLAB_BENCH_SEED")
-        try:
-            seed = int(env_seed) if env_seed else SEED
-        except ValueError:
-            err.print(f"ceplab bench: CEPLAB_BENCH_SEED must be an integer, got {env_seed!r}")
-            return 2
-    kind = "quick" if quick else "full" if full else "default"
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    code = 0
-    for nm in ([name] if name is not None else list(BENCH_NAMES)):
-        p = peer if peer in PEERS_OF[nm] else None
-        if nm == "etalis":
-            from ceplab.workbench import bench_etalis as BE
-            grid_e = BE.make_grid(kind)
-            measure = lambda note: BE.bench_etalis(grid_e, seed, p, note)  # noqa: E731
-            show = BE.render
-        elif nm == "epsparql":
-            from ceplab.workbench import bench_epsparql as BS
-            grid_s = BS.make_grid(kind)
-            measure = lambda note: BS.bench_epsparql(grid_s, seed, None, note)  # noqa: E731
-            show = BS.render
-        else:
-            grid_c = make_grid(kind)
-            measure = lambda note: bench_cel(grid_c, seed, p, note)  # noqa: E731
-            show = render
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=err, transient=True) as prog:
-            task = prog.add_task(f"bench {nm} ({kind} grid)", total=None)
-            report = measure(lambda s, nm=nm: prog.update(task, description=f"bench {nm}: {s}"))
-        if json_out:
-            sys.stdout.write(json.dumps(report, sort_keys=True, default=str) + "\n")
-            sys.stdout.flush()
-        else:
-            out = Console()
-            if not out.is_terminal:
-                out = Console(width=200)
-            show(report, out)
-        if report["disagreements"]:
-            code = 1
-    return code
+#: the CEL benchmark, for ``ceplab bench cel``
+BENCHMARK = Benchmark(name="cel", peers=PEERS, make_grid=make_grid, measure=_measure, render=render)

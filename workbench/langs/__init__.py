@@ -1,0 +1,1 @@
+"""Language plugins of the workbench (one package per language)."""
