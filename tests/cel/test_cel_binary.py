@@ -26,11 +26,9 @@ from ceplab.workbench.langs.cel.generators import cel_cases, gen_stream, random_
 
 from cel_brute import brute
 
-try:
-    from ceplab.asp.oracle import Limits
-    LIMITS = Limits(time_s=20.0, isolate=False)
-except ImportError:  # pragma: no cover
-    LIMITS = None
+from ceplab.asp.oracle import Limits
+
+LIMITS = Limits(time_s=20.0, isolate=False)
 
 
 def run(query, stream):

@@ -29,11 +29,8 @@ from ceplab.workbench.langs.cel.generators import cel_cases, cel_options
 
 from cel_brute import brute, brute_all
 
-try:
-    from ceplab.asp.cel import oracle
-    from ceplab.asp.oracle import Undecided
-except ImportError:  # pragma: no cover
-    oracle = None
+from ceplab.asp.cel import oracle
+from ceplab.asp.oracle import Undecided
 
 SEL = ("NXT", "LAST", "MAX")
 SAME, GLOBAL = Options(), Options(max_scope="global")
@@ -240,8 +237,6 @@ def test_strategies_agree_with_core_all_evaluator(case, within):
 @given(cel_cases(min_len=1, max_len=6, strategies=SEL, allow_and=False), cel_options(),
        st.one_of(st.none(), st.integers(0, 4)))
 def test_matches_clingo_oracle(case, options, within):
-    if oracle is None:  # pragma: no cover
-        pytest.skip("ceplab.asp.cel.oracle missing")
     q, stream = case
     q = Query(q.formula, q.strategy, within)
     ev = engine_or_skip(q, options)

@@ -5,14 +5,12 @@ must equal OpenCEP's on small streams with the same window (timestamps = positio
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from ceplab.workbench.langs.cel import peer as opencep
 
-needs_opencep = pytest.mark.skipif(not os.environ.get(opencep.ENV) or not opencep.available(),
-                                   reason=f"{opencep.ENV} is not set to an OpenCEP checkout")
+_UNAVAILABLE = opencep.unavailable_reason()   # names what is absent: OPENCEP_HOME, CEP.py, or the import error
+needs_opencep = pytest.mark.skipif(_UNAVAILABLE is not None, reason=_UNAVAILABLE or "")
 
 
 def _ours(text: str, events) -> list[tuple[int, ...]]:

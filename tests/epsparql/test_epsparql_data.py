@@ -3,7 +3,6 @@
 non-empty results on each of them."""
 from __future__ import annotations
 
-import inspect
 import os
 import re
 from decimal import Decimal
@@ -24,8 +23,6 @@ from ceplab.workbench.langs.epsparql import data as E
 from ceplab.workbench.langs.etalis import data as etalis_data
 
 LIMITS = Limits(time_s=60)
-HAS_BACKGROUND = ("background" in inspect.signature(oracle).parameters
-                  and "background" in inspect.signature(evaluator).parameters)
 FILES = E.query_files()
 
 
@@ -137,8 +134,6 @@ def _run(path):
     st = E.stream_for(text)
     kw = {}
     if E.needs_background(text):
-        if not HAS_BACKGROUND:
-            pytest.skip("oracle/evaluator take no background= yet")
         kw = {"background": E.background()}
     res = oracle(qs, st, Options(), LIMITS, **kw)
     assert isinstance(res, OracleResult), res
@@ -183,7 +178,6 @@ def test_rise_idioms_differ_as_note_a12_says():
     assert a < b
 
 
-@pytest.mark.skipif(not HAS_BACKGROUND, reason="oracle/evaluator take no background= yet")
 def test_background_query_uses_the_subclass_hierarchy():
     path = E.QUERY_DIR / "eu_instrument_drop.rq"
     _, want, got = _run(path)

@@ -6,7 +6,7 @@ engine gives exactly the rows of the EP-SPARQL oracle (``ceplab.asp.epsparql``) 
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 from rdflib import XSD, BNode, Literal, URIRef
 
 from ceplab.asp.epsparql import oracle
@@ -159,7 +159,7 @@ def test_backend_equals_oracle_and_native(query, stream):
         compile_to_etalis(parse(PREFIX + query))
     except UnsupportedError as e:    # a maybe-unbound variable shared under Join/SEQ/EQUALS (UNION below)
         assert "maybe-unbound" in str(e), str(e)
-        return
+        assume(False)                # not a passing example: a compiler refusing everything is Unsatisfiable
     three(query, stream)
 
 

@@ -55,7 +55,9 @@ def test_registry_record():
     assert L.result_from_json(L.result_to_json(d)) == d
     qs = L.parse(E11)
     assert L.parse(L.render(qs)) == qs
-    assert isinstance(L.real_cases(), list)
+    from ceplab.workbench.langs.epsparql import data as epsparql_data
+    cases = L.real_cases()                       # the bundled real-data cases (with background), not an empty fallback
+    assert cases and [c[:2] for c in cases] == [c[:2] for c in epsparql_data.real_cases(include_background=True)]
 
 
 def test_compact_streams_expected_and_json_round_trip():

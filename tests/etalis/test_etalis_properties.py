@@ -160,7 +160,6 @@ def test_policies_within_unrestricted(rules, evs, policy):
 @pytest.mark.parametrize("policy", POLICIES[1:])
 def test_prefix_property_policies(policy):
     """Spec on every prefix (restricted to end <= the prefix's last time) == engine emissions by then."""
-    pytest.importorskip("ceplab.asp.etalis_policy")
     rnd = random.Random(7)
     rules = ("ie(X) <- a(X) seq b(X). e(X) <- ie(X) seq c(_). f <- not(d(_)).[a(_), c(_)]. "
              "g <- (a(_) and b(_)).4.")
