@@ -1,4 +1,4 @@
-"""CEL reference oracle: AST -> clingo program -> complex events (note cel.md section 10).
+"""CEL reference oracle: AST -> clingo program -> complex events (docs/semantics/cel.md#cel-10).
 
 The fixed, commented part of the encoding is ``asp/cel.lp``; this module emits the query-specific
 part (AST facts, one rule block per FILTER with its predicate truth table) and the stream facts,
@@ -13,7 +13,7 @@ then drives clingo through :mod:`ceplab.asp.oracle`:
   all of ``[[phi]](S)`` (``"global"``).
 * ``WITHIN n`` is a constraint on ``in/1`` grounded before the strategy part, i.e.
   ``SEL(phi WITHIN n)``.
-* Nested strategies (EXTENSION, note G5, ``Options.nested_strategies="compositional"``; rejected
+* Nested strategies (EXTENSION, docs/semantics/cel.md#cel-G5, ``Options.nested_strategies="compositional"``; rejected
   with a ``ParseError`` under the default ``"reject"``): staged. Every nested ``SEL(psi)`` is
   closed, so its denotation ``SEL([[psi]](S))`` (per end position) does not depend on the outer
   valuation; it is computed first by this same oracle on the stand-alone query ``SEL(psi)``
@@ -22,7 +22,7 @@ then drives clingo through :mod:`ceplab.asp.oracle`:
   the node picks one (``asp/cel.lp``).
 
 :func:`strategy_filter` is the literal Python transcription of the strategies (paper section 4,
-note 3.2) used as the arbiter in tests.
+docs/semantics/cel.md#cel-3.2) used as the arbiter in tests.
 """
 from __future__ import annotations
 
@@ -58,13 +58,13 @@ def _fixed_program() -> str:
 
 # ------------------------------------------------------------------ strategies, literally
 def le_next(c1: ComplexEvent, c2: ComplexEvent) -> bool:
-    """``C1 <=next C2`` iff ``C1 = C2`` or ``min(C1 Δ C2) ∈ C2`` (paper section 4, note 3.2)."""
+    """``C1 <=next C2`` iff ``C1 = C2`` or ``min(C1 Δ C2) ∈ C2`` (paper section 4, docs/semantics/cel.md#cel-3.2)."""
     d = set(c1) ^ set(c2)
     return not d or min(d) in c2
 
 
 def le_last(c1: ComplexEvent, c2: ComplexEvent) -> bool:
-    """``C1 <=last C2`` iff ``C1 = C2`` or ``max(C1 Δ C2) ∈ C2`` (paper section 4, note 3.2)."""
+    """``C1 <=last C2`` iff ``C1 = C2`` or ``max(C1 Δ C2) ∈ C2`` (paper section 4, docs/semantics/cel.md#cel-3.2)."""
     d = set(c1) ^ set(c2)
     return not d or max(d) in c2
 
@@ -73,7 +73,7 @@ def strategy_filter(strategy: str, ces: Iterable[ComplexEvent],
                     options: Options = Options()) -> frozenset[ComplexEvent]:
     """Apply a selection strategy to a set of complex events (the reference post-filter).
 
-    A literal transcription of paper section 4 as reconstructed in note cel.md 3.2, with the
+    A literal transcription of paper section 4 as reconstructed in docs/semantics/cel.md#cel-3.2, with the
     candidates grouped by their last position ``max C``:
 
     * ``ALL``: every C.
@@ -81,7 +81,7 @@ def strategy_filter(strategy: str, ces: Iterable[ComplexEvent],
     * ``NXT``: ``C' <=next C`` for every C' with ``max C' = max C``.
     * ``LAST``: ``C' <=last C`` for every C' with ``max C' = max C``.
     * ``MAX``: no C' with ``C ⊊ C'`` among the CEs with ``max C' = max C``
-      (``options.max_scope == "same_end"``, note G4) or among all of them (``"global"``).
+      (``options.max_scope == "same_end"``, docs/semantics/cel.md#cel-G4) or among all of them (``"global"``).
 
     Args:
         strategy: one of ``ALL``, ``STRICT``, ``NXT``, ``LAST``, ``MAX``.
@@ -145,7 +145,7 @@ class _Compiler:
         self.by_type: dict[str, list[int]] = {}
         for i in self.positions:
             self.by_type.setdefault(stream[i].type, []).append(i)
-        # candidate positions of every variable (types of the atoms defining it), note G6 tables
+        # candidate positions of every variable (types of the atoms defining it), docs/semantics/cel.md#cel-G6 tables
         self.var_cand: dict[str, list[int]] = {}
         for g in _atoms(formula):
             s = set(self.var_cand.get(g.var, ())) | set(self.by_type.get(g.rel, ()))
@@ -169,7 +169,7 @@ class _Compiler:
 
     @staticmethod
     def scope(x: str, chain: list[tuple[int, Formula]]) -> str:
-        """Scope term of x at a node with this chain of enclosing iterations (note 10.1)."""
+        """Scope term of x at a node with this chain of enclosing iterations (docs/semantics/cel.md#cel-10.1)."""
         k = 0
         for i in range(len(chain) - 1, -1, -1):
             if x in vdef_plus(chain[i][1]):
@@ -195,7 +195,7 @@ class _Compiler:
             self.lines.append(f"falsef({v}).")
             return v, frozenset(), float("inf")
         if isinstance(f, Sel):
-            # nested strategy (note G5): its selected CEs inside the positions given to the solver
+            # nested strategy (docs/semantics/cel.md#cel-G5): its selected CEs inside the positions given to the solver
             lo, hi = self.positions[0] if self.positions else 0, self.positions[-1] if \
                 self.positions else -1
             ces = sorted(c for c in self.blocks[f] if lo <= c[0] and c[-1] <= hi)
@@ -209,7 +209,7 @@ class _Compiler:
             body = f.body
             while isinstance(body, Plus):
                 # (r+)+ = r+ exactly: the outer rounds rebind vdef+(r+) = {} and concatenations
-                # of concatenations are concatenations (note 7 item 13); dropping the outer
+                # of concatenations are concatenations (docs/semantics/cel.md#cel-7 item 13); dropping the outer
                 # iteration removes witnesses that only differ in how rounds are grouped
                 body = body.body
             c, cand, mn = self.compile(body, chain + [(v, body)])
@@ -239,7 +239,7 @@ class _Compiler:
         raise TypeError(f"unknown formula node {f!r}")
 
     def filter(self, pred: Pred, body: int, chain: list[tuple[int, Formula]]) -> None:
-        """Rules for ``body FILTER pred`` in context ``chain`` (note 10.1, truth tables G6)."""
+        """Rules for ``body FILTER pred`` in context ``chain`` (docs/semantics/cel.md#cel-10.1, truth tables G6)."""
         fid = self.new_id()
         ictx = self.ctx(chain)
         act = f"act({body},{ictx})"
@@ -296,7 +296,7 @@ def _atoms(f: Formula) -> list[Atom]:
 
 
 def is_strongly_well_formed(f: Formula) -> bool:
-    """True if :func:`ceplab.semantics.cel.analysis.check_well_formed` accepts ``f`` (note G3)."""
+    """True if :func:`ceplab.semantics.cel.analysis.check_well_formed` accepts ``f`` (docs/semantics/cel.md#cel-G3)."""
     try:
         check_well_formed(f)
         return True
@@ -330,12 +330,12 @@ def compile_query(query: Query, stream: Stream, limits: Limits = Limits(),
         lo, hi: only positions ``lo..hi`` (inclusive; default the whole stream) are given to the
             solver, keeping their global numbers. Used for windowed decomposition, which is exact
             only for strongly well-formed formulas (every valued variable lies in C).
-        blocks: for every nested strategy node of the formula (note G5), its selected complex
+        blocks: for every nested strategy node of the formula (docs/semantics/cel.md#cel-G5), its selected complex
             events ``SEL([[psi]](S))`` (see :func:`nested_results`); required if it has any.
 
     Returns:
         ``(text, need)``: the program text to add to ``asp/cel.lp`` and whether the ``need`` part
-        (total valuation for formulas that are not strongly well-formed, note G2/G3) is required.
+        (total valuation for formulas that are not strongly well-formed, docs/semantics/cel.md#cel-G2/#cel-G3) is required.
 
     Raises:
         LimitExceeded: the predicate truth tables alone exceed ``limits.max_ground_size``.
@@ -374,7 +374,7 @@ def _last_candidates(f: Formula, stream: Stream,
 def nested_results(f: Formula, stream: Stream, options: Options, limits: Limits = Limits(),
                    deadline: float | None = None, stats: Stats | None = None
                    ) -> dict[Sel, frozenset[ComplexEvent]]:
-    """``SEL([[psi]](S))`` for every nested strategy ``SEL(psi)`` of ``f`` (note G5).
+    """``SEL([[psi]](S))`` for every nested strategy ``SEL(psi)`` of ``f`` (docs/semantics/cel.md#cel-G5).
 
     Each block is closed, so this is the oracle's result on the stand-alone query
     ``SEL(psi WITHIN n)``, with MAX compared per end position (``max_scope`` is for the top level).
@@ -409,7 +409,7 @@ def _blocks(query: Query, stream: Stream, need: bool, options: Options
     """``(a, b, lo, hi)``: CEs with ``max C`` in ``[a, b]`` are found on positions ``lo..hi``.
 
     With ``WITHIN w`` and a strongly well-formed formula every witness of C uses only positions of
-    C (all valued variables are bound by atoms, note G3), and C lies in ``[max C - w, max C]``; a
+    C (all valued variables are bound by atoms, docs/semantics/cel.md#cel-G3), and C lies in ``[max C - w, max C]``; a
     C' that could dominate C under global MAX lies in ``[max C - w, max C + w]``.
     """
     n = len(stream)
@@ -488,7 +488,7 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
            limits: Limits = Limits()) -> OracleResult | Undecided:
     """The CEL reference oracle: ``SEL(phi WITHIN n)`` on a finite stream, by clingo.
 
-    Semantics: paper sections 3-4 as reconstructed in note cel.md 3.1/3.2, over the finite prefix
+    Semantics: paper sections 3-4 as reconstructed in docs/semantics/cel.md#cel-3.1/#cel-3.2, over the finite prefix
     with valuations over its positions (G2); strongly well-formed formulas (G3) are exact, others
     get the finite-word semantics. Predicate truth comes only from
     :mod:`ceplab.semantics.cel.predicates` (G6).
@@ -508,7 +508,7 @@ def oracle(query: Query, stream: Stream, options: Options = Options(),
     Raises:
         ValueError: unknown strategy, ``max_scope`` or ``nested_strategies``.
         ceplab.semantics.errors.ParseError: a nested strategy under ``nested_strategies="reject"``, or
-            one that is not closed (note G5).
+            one that is not closed (docs/semantics/cel.md#cel-G5).
         ceplab.asp.oracle.OracleError: clingo failed unexpectedly (a bug).
     """
     if query.strategy not in STRATEGIES:

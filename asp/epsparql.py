@@ -1,11 +1,11 @@
 """EP-SPARQL reference oracle: query set + triple stream -> SELECT rows and derived occurrences.
 
 The algebra of the paper's section 4.2 (Anicic, Fodor, Rudolph, Stojanovic, WWW 2011), exactly as
-``../shared/notes/epsparql.md`` section 3.3 prints it, with the switches of
-:class:`ceplab.semantics.epsparql.options.Options` (note section 8).  The fixed, commented part of the encoding is
+`docs/semantics/epsparql.md` section 3.3 prints it, with the switches of
+:class:`ceplab.semantics.epsparql.options.Options` (docs/semantics/epsparql.md#epsparql-8).  The fixed, commented part of the encoding is
 ``asp/epsparql.lp``; this module emits the query-specific part.
 
-Encoding (note 9.1)
+Encoding (docs/semantics/epsparql.md#epsparql-9.1)
 -------------------
 * **Terms** are clingo strings of their canonical N-Triples form (:func:`ceplab.semantics.epsparql.results.n3`),
   always through :func:`ceplab.asp.oracle.asp_string`; ``unb`` (a constant, never a string) is "unbound".
@@ -13,8 +13,8 @@ Encoding (note 9.1)
   is checked (A2).
 * **Nodes**: every algebra node ``N`` gets ``s(N,V,Ta,Tw)`` rules, ``V`` the tuple of the node's variables
   sorted by name.  Variables that are certainly bound (:func:`ceplab.semantics.epsparql.ast.certain_vars`) simply
-  unify across the operands; the others are merged with ``cmp(X,Y,Z)`` (note 9.1).  Intervals combine with
-  the hull ``min``/``max`` of the combination ``⋈`` (note 3.2).  Per operator:
+  unify across the operands; the others are merged with ``cmp(X,Y,Z)`` (docs/semantics/epsparql.md#epsparql-9.1).  Intervals combine with
+  the hull ``min``/``max`` of the combination ``⋈`` (docs/semantics/epsparql.md#epsparql-3.2).  Per operator:
 
   ==============  ==========================================================================================
   BGP             per_pattern: one ``occ`` per triple pattern (the Join of its patterns, A3);
@@ -57,7 +57,7 @@ Encoding (note 9.1)
   blank node against anything else: different; two different literals of other types: error); a numeric
   against a literal of another type: error (``=``/``!=`` against an IRI: different); ordering an
   incompatible pair: error.  ``BOUND`` never errs; an unbound variable elsewhere is an error.
-* **CONSTRUCT** (note 3.6, A13): per template triple, ``occ(S,P,O,Ta,Tw) :- s(Root,V,Ta,Tw), ...`` with the
+* **CONSTRUCT** (docs/semantics/epsparql.md#epsparql-3.6, #epsparql-A13): per template triple, ``occ(S,P,O,Ta,Tw) :- s(Root,V,Ta,Tw), ...`` with the
   solution's interval; construct_unbound=drop_solution needs every template variable bound (the printed
   ``var(P_q) ⊆ dom mu``), drop_triple only the triple's own; literal subjects and non-IRI predicates give no
   triple (SPARQL 10.2).  Blank nodes are Skolemised per solution by
@@ -67,7 +67,7 @@ Encoding (note 9.1)
   :class:`ceplab.semantics.errors.ModelError` naming the CONSTRUCT queries (``rules``) with non-monotone
   operators (A13d).  An infinite closure
   (arithmetic in templates, A13e) runs into :class:`ceplab.asp.oracle.Limits` and gives :class:`Undecided`.
-* **Background knowledge and RDFS** (note A14, 9.1), ``oracle(..., background=Background(graph, ontology))``:
+* **Background knowledge and RDFS** (docs/semantics/epsparql.md#epsparql-A14, #epsparql-9.1), ``oracle(..., background=Background(graph, ontology))``:
   (i) the triples of the static graph G and the ontology O are ``stat(S,P,O).`` facts, closed in
   ``epsparql.lp`` under rdfs2 (domain), rdfs3 (range; resource objects only), rdfs5/rdfs7 (subPropertyOf),
   rdfs9/rdfs11 (subClassOf), no axiomatic triples.  Static triples are **timeless**: in a BGP each triple
@@ -82,7 +82,7 @@ Encoding (note 9.1)
   timeless rows (guards ``A!=tl``: no result, no partner, no padded row), and so do SELECT results and
   CONSTRUCT solutions.  (iv) Schema triples (``rdfs:subClassOf/subPropertyOf/domain/range``) in the stream
   raise :class:`UnsupportedError`.  With ``background=None`` the program is exactly the plain one.
-* ``Options.optional_filter`` is a parse-level switch (note A8, E5): ``ceplab.semantics.epsparql.translate.
+* ``Options.optional_filter`` is a parse-level switch (docs/semantics/epsparql.md#epsparql-A8, #epsparql-E5): ``ceplab.semantics.epsparql.translate.
   apply_options(qs, options)`` is applied first.
 
 Results: ``Row(query_index, mapping, start, end, count)`` per projected SELECT row (index among the SELECT
@@ -137,7 +137,7 @@ def _duration_ticks(lit: Literal, tick_seconds: int) -> int:
     sign, y, mo, d, h, mi, s = m.groups()
     if y or mo:
         raise UnsupportedError(f"oracle: duration {lit.n3()} has years or months, which have no fixed length in ticks "
-                               "(note A15)")
+                               "(docs/semantics/epsparql.md#epsparql-A15)")
     secs = Fraction(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Fraction(Decimal(s or "0"))
     ticks = secs / tick_seconds
     if ticks.denominator != 1:
@@ -175,7 +175,7 @@ def _numeric(t: Node) -> Optional[tuple[str, Fraction]]:
 def _check_term(t: Node, where: str) -> None:
     if isinstance(t, Literal) and t.datatype in _BAD_NUMERIC:
         raise UnsupportedError(f"oracle: {where}: {t.n3()}: xsd:double/xsd:float are not supported by the exact oracle "
-                               "(note A11: exact decimals only)")
+                               "(docs/semantics/epsparql.md#epsparql-A11: exact decimals only)")
 
 
 def _stringish(t: Node) -> bool:
@@ -593,7 +593,7 @@ class _Compiler:
         return n, vs
 
     def merge(self, lp: A.Pattern, lv: list[Variable], rp: A.Pattern, rv: list[Variable]):
-        """Left/right tuples, output tuple and cmp literals for two operands (note 3.2 compatibility)."""
+        """Left/right tuples, output tuple and cmp literals for two operands (docs/semantics/epsparql.md#epsparql-3.2 compatibility)."""
         cl, cr = A.certain_vars(lp), A.certain_vars(rp)
         lnames: dict[Variable, str] = {}
         rnames: dict[Variable, str] = {}
@@ -662,7 +662,7 @@ class _Compiler:
 
     def bgp(self, n: int, p: A.BGP, vs: list[Variable]) -> None:
         if not p.triples:
-            raise UnsupportedError("oracle: empty basic graph pattern (note A20: min/max over nothing)")
+            raise UnsupportedError("oracle: empty basic graph pattern (docs/semantics/epsparql.md#epsparql-A20: min/max over nothing)")
 
         def pos(t: Node) -> str:
             return self.X(t) if isinstance(t, Variable) else self.const(t, "triple pattern")
@@ -724,7 +724,7 @@ class _Compiler:
         names = _tup([asp_string(str(v)) for v in rv])
         tvars = {t for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
         if self.o.construct_unbound == "drop_solution" and not tvars <= set(rv):
-            return  # some template variable is never bound: no solution contributes (note 3.6)
+            return  # some template variable is never bound: no solution contributes (docs/semantics/epsparql.md#epsparql-3.6)
         for tp in q.template:
             body = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
             need = tvars if self.o.construct_unbound == "drop_solution" else \
@@ -762,7 +762,7 @@ def _query_name(i: int, q: A.Query) -> str:
 def compile_queryset(qs: A.QuerySet, options: Options = Options(),
                      background: bool = False) -> tuple[str, list[list[Variable]], dict]:
     """The query-specific ASP text, the projection of each SELECT, and the compile-time term table.
-    ``background``: compile for timeless static triples and RDFS stream entailment (note A14)."""
+    ``background``: compile for timeless static triples and RDFS stream entailment (docs/semantics/epsparql.md#epsparql-A14)."""
     c = _Compiler(options, background)
     c.emit(f"errors({options.filter_errors}).")
     projections = []
@@ -786,7 +786,7 @@ def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> 
         if not (isinstance(oc.start, int) and isinstance(oc.end, int)) or oc.start > oc.end:
             raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] "
                                    "is not "
-                                   "a well-formed integer interval (note A2)")
+                                   "a well-formed integer interval (docs/semantics/epsparql.md#epsparql-A2)")
         for t in (oc.s, oc.p, oc.o):
             _check_term(t, f"stream position {oc.position}")
         key = (n3(oc.s), n3(oc.p), n3(oc.o), int(oc.start), int(oc.end))
@@ -807,7 +807,7 @@ SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain,
 
 def background_facts(background: Background, terms: Optional[dict] = None) -> str:
     """``stat(S,P,O).`` per triple of the static graph and the ontology (canonical terms; the RDFS closure is
-    computed by ``epsparql.lp``), the ``rdfs/2`` names and the copy rule ``eocc :- occ`` (note A14)."""
+    computed by ``epsparql.lp``), the ``rdfs/2`` names and the copy rule ``eocc :- occ`` (docs/semantics/epsparql.md#epsparql-A14)."""
     out = [f"rdfs({k},{asp_string(n3(v))})." for k, v in _RDFS_NAMES.items()]
     out.append("eocc(S,P,O,A,W) :- occ(S,P,O,A,W).")
     seen = set()
@@ -832,7 +832,7 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
 
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
-    """The parse-level switch ``optional_filter`` (note A8):
+    """The parse-level switch ``optional_filter`` (docs/semantics/epsparql.md#epsparql-A8):
     :func:`ceplab.semantics.epsparql.translate.apply_options`."""
     return apply_options(qs, options)
 
@@ -844,7 +844,7 @@ def _str(sym: clingo.Symbol) -> str:
 def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Options(),
            limits: Limits = Limits(), background: Optional[Background] = None) -> OracleResult | Undecided:
     """The results of ``qs`` on ``stream`` (see the module docstring), with the timeless background knowledge
-    ``background`` (note A14; None: no background, the plain semantics).
+    ``background`` (docs/semantics/epsparql.md#epsparql-A14; None: no background, the plain semantics).
 
     Returns:
         ``OracleResult(frozenset of Row and Derived, stats)`` or :class:`Undecided`.
@@ -860,7 +860,7 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
             if oc.p in SCHEMA_PREDICATES:
                 raise UnsupportedError(f"oracle: occurrence at position {oc.position}: schema triple ({oc.p.n3()}) "
                                        "in the "
-                                       "stream; schema triples are timeless background knowledge (note A14 iv)")
+                                       "stream; schema triples are timeless background knowledge (docs/semantics/epsparql.md#epsparql-A14 iv)")
     facts, inputs = stream_facts(stream, terms)
     if background is not None:
         facts += background_facts(background, terms)

@@ -1,13 +1,13 @@
-"""ETALIS reference oracle: rule base + event stream -> the unique minimal model (note etalis.md 2.4, 9.1-9.3).
+"""ETALIS reference oracle: rule base + event stream -> the unique minimal model (docs/semantics/etalis.md#etalis-2.4, #etalis-9.1 to #etalis-9.3).
 
 The fixed, commented part of the encoding is ``asp/etalis.lp``; this module emits the query-specific part
 (on the nodes of the shared front end :mod:`ceplab.semantics.etalis.binarize`, with the clingo term
 representation of :mod:`ceplab.asp.etalis_terms`; source: Anicic et al. 2012, Semantic Web 3(4)):
 
-* static facts and static Horn rules as ``sa/1`` rules (note 1.2, 9.1);
-* one rule block per pattern node (one node per sub-pattern, mirroring binarization, note 9.2), the rows of
-  Figure 2 (note 2.5) in hull + relation form (note 2.6), with the switches of
-  :class:`ceplab.semantics.etalis.options.Options` (note section 8);
+* static facts and static Horn rules as ``sa/1`` rules (docs/semantics/etalis.md#etalis-1.2, #etalis-9.1);
+* one rule block per pattern node (one node per sub-pattern, mirroring binarization, docs/semantics/etalis.md#etalis-9.2), the rows of
+  Figure 2 (docs/semantics/etalis.md#etalis-2.5) in hull + relation form (docs/semantics/etalis.md#etalis-2.6), with the switches of
+  :class:`ceplab.semantics.etalis.options.Options` (docs/semantics/etalis.md#etalis-8);
 * one ``ev/3`` rule per event rule (``I_mu(pattern) ⊆ I_mu(atom)``, C2 with A1);
 * the stream as ``occ/3`` facts.
 
@@ -15,7 +15,7 @@ Where-conditions are compiled to clingo comparisons and integer arithmetic (``+ 
 max``; ``//`` truncates toward zero as in SWI-Prolog and clingo). Conditions are put in negation normal form and
 expanded into one rule per disjunct (the parser guarantees that every variable under ``\\+``/``;`` is bound
 outside, so this is exact). Floats (in the program or the stream), ``/`` and other built-ins are rejected with
-:class:`ceplab.semantics.errors.UnsupportedError`: scale real-valued data to integers (note 9.1).
+:class:`ceplab.semantics.errors.UnsupportedError`: scale real-valued data to integers (docs/semantics/etalis.md#etalis-9.1).
 
 Every name and string reaches clingo through :func:`ceplab.asp.oracle.asp_string`.
 
@@ -25,7 +25,7 @@ naming the rules with negation (the only possible culprits).
 
 Results: ``frozenset`` of ``(atom_text, start, end)`` with ``atom_text`` in the ETALIS form ``d(1,abc)``
 (DESIGN.md section 4), for every instance in the minimal model whose predicate is the head of some event rule
-(derived events; stream events of such a predicate are included, note 2.3 C1). ``include_input=True`` adds all
+(derived events; stream events of such a predicate are included, docs/semantics/etalis.md#etalis-2.3 C1). ``include_input=True`` adds all
 stream events.
 """
 from __future__ import annotations
@@ -95,7 +95,7 @@ class _Compiler:
         return Compiled("\n".join(self.lines) + "\n", dict(self.node_rule), tuple(self.not_rules))
 
     def node(self, nd: Node, vs: ClingoVars) -> None:
-        """Emit the rule block of node ``nd`` and of the nodes under it (note 9.2)."""
+        """Emit the rule block of node ``nd`` and of the nodes under it (docs/semantics/etalis.md#etalis-9.2)."""
         n, p = nd.id, nd.pattern
         self.node_rule[n] = nd.rule
         for c in nd.children:
@@ -119,7 +119,7 @@ class _Compiler:
             L = f"h({lc.id},{self.tup(lc.names, vs)},S1,E1)"
             R = f"h({rc.id},{self.tup(rc.names, vs)},S2,E2)"
             proper = ", S1<E1, S2<E2" if o.proper_intervals_only else ""
-            hull = "S=(S1+S2-|S1-S2|)/2, E=(E1+E2+|E1-E2|)/2"  # <min(S1,S2), max(E1,E2)> (note 2.6)
+            hull = "S=(S1+S2-|S1-S2|)/2, E=(E1+E2+|E1-E2|)/2"  # <min(S1,S2), max(E1,E2)> (docs/semantics/etalis.md#etalis-2.6)
             op = p.op
             if op == "seq":        # e1 < s2 (before)
                 self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1<S2.")
@@ -183,7 +183,7 @@ def compile_program(program: A.Program, options: Options = Options()) -> Compile
 
 
 def stream_facts(events: Iterable[StreamEvent]) -> str:
-    """``occ(e("name",args..),Start,End).`` for every stream event (set semantics, note 2.2)."""
+    """``occ(e("name",args..),Start,End).`` for every stream event (set semantics, docs/semantics/etalis.md#etalis-2.2)."""
     vs = ClingoVars()
     out = []
     for ev in events:
@@ -196,7 +196,7 @@ def stream_facts(events: Iterable[StreamEvent]) -> str:
 # ------------------------------------------------------------------------------------------------ oracle
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options = Options(),
            limits: Limits = Limits(), *, include_input: bool = False) -> OracleResult | Undecided:
-    """The unique minimal model of ``program`` under ``events`` (note 2.4), as ETALIS results.
+    """The unique minimal model of ``program`` under ``events`` (docs/semantics/etalis.md#etalis-2.4), as ETALIS results.
 
     With ``options.policy`` other than ``"unrestricted"`` the answer is that of the step-indexed specification
     of the consumption policy (:func:`ceplab.asp.etalis_policy.oracle`, ETALIS-P in :mod:`ceplab.semantics.etalis.policies`).
@@ -204,7 +204,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
     Args:
         program: a parsed (and checked) :class:`ceplab.semantics.etalis.ast.Program`.
         events: stream events (:func:`ceplab.semantics.etalis.streams.read_events`).
-        options: semantic switches (note section 8).
+        options: semantic switches (docs/semantics/etalis.md#etalis-8).
         limits: time and ground-size limits; exceeding them gives :class:`Undecided`.
         include_input: also return stream events of non-derived predicates.
 

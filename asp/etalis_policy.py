@@ -1,9 +1,9 @@
-"""ETALIS consumption policies: the step-indexed ASP specification (ETALIS-P; note etalis.md 3.12, 8 A10-A12, 9.6).
+"""ETALIS consumption policies: the step-indexed ASP specification (ETALIS-P; docs/semantics/etalis.md#etalis-3.12, #etalis-A10 to #etalis-A12, #etalis-9.6).
 
 The normative definition is ETALIS-P, the module docstring of :mod:`ceplab.semantics.etalis.policies` (cited as P1..P9
 for its numbered sections).  This module and ``asp/etalis_policy.lp`` are one of its two independent
 implementations (the other is the incremental engine ``engine/etalis/policy.py``); they are compared by
-differential tests.  The encoding is an interpreter of the ETALIS-P transition system, step by step, as the note
+differential tests.  The encoding is an interpreter of the ETALIS-P transition system, step by step, as docs/semantics/etalis.md
 (9.6) proposes: every arrival and every produced instance is processed at its own step ``k``, which is also the
 stamp of anything the step stores; goal availability (the stores), the stack and the input position are fluents
 indexed by ``k``.  It is *not* a declarative semantics (the paper: policies other than unrestricted lose it).

@@ -67,7 +67,7 @@ def term(t: A.Term, vs: ClingoVars) -> str:
     if isinstance(t, A.Num):
         if isinstance(t.value, float):
             raise UnsupportedError(f"oracle: float {t.value!r}: the clingo oracle uses integer arithmetic only; "
-                                   "scale real-valued data to integers (note etalis.md 9.1)")
+                                   "scale real-valued data to integers (docs/semantics/etalis.md#etalis-9.1)")
         return f"({t.value})" if t.value < 0 else str(t.value)
     if isinstance(t, A.Sym):
         return asp_string(t.name)

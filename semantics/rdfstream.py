@@ -10,7 +10,7 @@ an IRI. Two kinds of stream item are modelled here (times are integer ticks thro
 * :class:`StreamElement`: a triple or a graph valid on the interval ``[start, end]`` (``start <= end``;
   a point when they are equal), with its stream IRI (EP-SPARQL's triple occurrences are one use). The
   language decides how intervals are ordered; the readers order by ``end``, ties by file order, as
-  EP-SPARQL does (note A1), or by ``start`` on request (``order="start"``).
+  EP-SPARQL does (docs/semantics/epsparql.md#epsparql-A1), or by ``start`` on request (``order="start"``).
 
 Every item has a ``position``: its 0-based rank in **file order** (the order in which the named graphs
 first appear in the file; for ``unit="triple"`` a graph's triples follow each other in N-Triples text

@@ -101,7 +101,7 @@ def gen_flat_stream(ch: Chooser, length: int, types: Sequence[str] = ("A", "B", 
 
     The type sequence is one of three shapes (chosen first): uniform random; periodic (a pattern
     of 2-3 types such as ``A B`` repeated, each event replaced by a random type with probability
-    0.2) -- the interleavings that catch off-by-one ``;``/``+`` implementations (note G10);
+    0.2) -- the interleavings that catch off-by-one ``;``/``+`` implementations (docs/semantics/cel.md#cel-G10);
     or blocks (runs of one type, such as ``A A B B``).
 
     Args:
@@ -110,7 +110,7 @@ def gen_flat_stream(ch: Chooser, length: int, types: Sequence[str] = ("A", "B", 
         types: the type alphabet.
         attrs: attribute name -> inclusive value range; default ``{"v": (0, 2)}``.
         p_missing: probability that an event lacks an attribute (predicate semantics on missing
-            attributes, note G6).
+            attributes, docs/semantics/cel.md#cel-G6).
     """
     attrs = {"v": (0, 2)} if attrs is None else dict(attrs)
     types = list(types)

@@ -2,7 +2,7 @@
 
 Each case is run through the oracle AND the engine (:func:`ceplab.workbench.compare.compare`, which also
 checks the engine's emission positions) and both are checked against the results the file states.
-Cases marked ``"check": false`` (formulas that are not strongly well-formed, note cel.md G2/G3: the
+Cases marked ``"check": false`` (formulas that are not strongly well-formed, docs/semantics/cel.md#cel-G2/#cel-G3: the
 oracle computes their finite-word semantics, the engine refuses them) and cases the engine refuses
 with ``UnsupportedError`` are checked through the oracle alone, and the verdict says so.
 

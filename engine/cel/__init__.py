@@ -1,4 +1,4 @@
-"""Incremental CEL evaluators (paper sections 6-7; note cel.md sections 5 and 10.3).
+"""Incremental CEL evaluators (paper sections 6-7; docs/semantics/cel.md#cel-5 and #cel-10.3).
 
 ``evaluator(query, options)`` compiles the query's formula to a CEA (Theorem 3, after the
 Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
@@ -6,7 +6,7 @@ Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
     ALL, STRICT      ceplab.engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
     NXT, LAST, MAX   ceplab.engine.cel.strategies (Algorithms 5, 6, 7)
 
-A query with nested strategies (note G5; only under ``Options(nested_strategies="compositional")``,
+A query with nested strategies (docs/semantics/cel.md#cel-G5; only under ``Options(nested_strategies="compositional")``,
 a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`.
 
 Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
@@ -46,7 +46,7 @@ def evaluator(query: Query, options: Options = Options()):
             filters outside the register extension, AND sides sharing variables, rewrites that
             exceed the size guard, an unknown strategy, a nested strategy under AND.
         ParseError: a nested strategy under ``options.nested_strategies == "reject"`` (the
-            default), or one that is not closed (note G5).
+            default), or one that is not closed (docs/semantics/cel.md#cel-G5).
     """
     check_nested_strategies(query, options)
     if has_nested(query.formula):

@@ -1,4 +1,4 @@
-"""Complex event automata (paper section 6; note cel.md section 5.1).
+"""Complex event automata (paper section 6; docs/semantics/cel.md#cel-5.1).
 
 A CEA is ``(Q, Delta, I, F)`` with ``Delta ⊆ Q x P1 x {•, ◦} x Q``: a transition reads one event
 that satisfies its label and either marks it (• : the position joins the complex event) or skips it
@@ -159,7 +159,7 @@ class CEA:
 def guard(label: Label, registers: Mapping[str, tuple[str, ...]]) -> Callable[[Any, Mapping], bool]:
     """Compile a label to ``f(event, regs) -> bool``; ``regs`` maps a variable to the tuple of its
     stored attribute values (layout ``registers[var]``). Comparison semantics is
-    :func:`ceplab.semantics.cel.predicates.compare` (note G6)."""
+    :func:`ceplab.semantics.cel.predicates.compare` (docs/semantics/cel.md#cel-G6)."""
     cur = label.var
 
     def val(var: str, attr: str):

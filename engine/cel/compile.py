@@ -1,9 +1,9 @@
-"""Compile CEL formulas to complex event automata (paper Theorem 3, Appendix C.2; note 5.2).
+"""Compile CEL formulas to complex event automata (paper Theorem 3, Appendix C.2; docs/semantics/cel.md#cel-5.2).
 
 Pipeline: ``engine_form`` (alpha-renaming, safe rewriting of Theorem 1, LP-normal form of Theorem 2)
 -> lifting of non-unary filters (pop-up, below) -> placement of non-unary filters (project
 EXTENSION, see below) -> the bottom-up construction with epsilon transitions (one initial and one
-final state per piece) -> epsilon removal keeping the "last transition marks" property (note G14)
+final state per piece) -> epsilon removal keeping the "last transition marks" property (docs/semantics/cel.md#cel-G14)
 -> trimming -> register assignment.
 
 Binary filters (EXTENSION, outside the paper's automata): a filter ``psi FILTER P`` whose predicate
@@ -13,7 +13,7 @@ the other variables' attribute values are read from registers stored when their 
 ``;`` (every atom of an earlier variable precedes every atom of the later one, and variables bound
 outside psi are bound before it).
 
-Lifting (the pop-up step of Theorem 2, note 4.3, applied to non-unary predicates): a filter that
+Lifting (the pop-up step of Theorem 2, docs/semantics/cel.md#cel-4.3, applied to non-unary predicates): a filter that
 needs a variable bound *after* it (``(A AS x FILTER x.v < y.v) ; B AS y``) or on the other side of
 an ``AND`` is moved up. For a fixed valuation nu, ``P(nu)`` is simply true or false, so for the
 lowest ancestor psi' that binds all of P's variables (bound in psi' or bound before psi' by ``;``)
@@ -482,7 +482,7 @@ def _rename(p: A.Pred, old: str, new: str) -> A.Pred:
 
 def _eps_free(n, trans, init, finals):
     """Epsilon removal: Delta' = {(p,P,m,q) | p'' in eps-closure(p), (p'',P,m,q) in Delta},
-    F' = {p | eps-closure(p) meets F} (note 5.2). Returns (n, transitions, initial, finals)."""
+    F' = {p | eps-closure(p) meets F} (docs/semantics/cel.md#cel-5.2). Returns (n, transitions, initial, finals)."""
     eps: dict[int, list[int]] = {}
     for (p, lab, _m, q, _s) in trans:
         if lab is None:

@@ -1,5 +1,5 @@
 """Offline I/O-determinization of CEA and closure constructions (paper Proposition 1, Appendix
-C.1; note cel.md 5.4).
+C.1; docs/semantics/cel.md#cel-5.4).
 
 :func:`determinize` builds the explicit I/O-deterministic CEA of Proposition 1: its states are the
 subsets of Q reachable from ``{q0}``; its labels are the satisfiable predicate *types* — the
@@ -18,7 +18,7 @@ as propositional formulas:
 * **Event types.** One symbol ``type=R`` per relation name R used by the labels plus ``type=other``;
   exactly one is true (pairwise exclusion + at-least-one).
 * **Comparisons with constants.** For every attribute ``a`` the constants compared with it are
-  collected per kind (numbers, strings, booleans; note G6: a comparison between different kinds is
+  collected per kind (numbers, strings, booleans; docs/semantics/cel.md#cel-G6: a comparison between different kinds is
   false, and so is any comparison on a missing attribute).  Per kind with sorted distinct constants
   ``c0 < ... < c(k-1)`` the value space is cut into the ``2k+1`` *regions*
   ``(-inf,c0), {c0}, (c0,c1), ..., {c(k-1)}, (c(k-1),+inf)``; booleans have the regions
@@ -384,7 +384,7 @@ def union(a: CEA, b: CEA) -> CEA:
 
 def intersection(a: CEA, b: CEA) -> CEA:
     """``[[a ∩ b]] = [[a]] ∩ [[b]]``: the product automaton; transitions pair equal marks and
-    conjoin labels (the AND extension, note G8)."""
+    conjoin labels (the AND extension, docs/semantics/cel.md#cel-G8)."""
     if a.registers or b.registers:
         raise UnsupportedError("intersection of automata with registers")
     from ceplab.engine.cel.compile import _conj
@@ -415,7 +415,7 @@ def intersection(a: CEA, b: CEA) -> CEA:
 
 def complement(cea: CEA) -> CEA:
     """Accepts at position n exactly the ``C ⊆ [0, n]`` with ``n ∈ C`` that ``cea`` does not
-    (note 5.4): complete determinization with the final states flipped."""
+    (docs/semantics/cel.md#cel-5.4): complete determinization with the final states flipped."""
     d = determinize(cea, complete=True)
     d.finals = frozenset(i for i in range(d.n_states) if i not in d.finals)
     return d
@@ -426,7 +426,7 @@ def runs(cea: CEA, events) -> Counter:
     """Count accepting runs per complex event over a finite stream (exponential; tests only).
 
     Returns ``Counter({C: number of accepting runs producing C})`` over all end positions; a run
-    is accepting at n if it ends in F and its last transition marks (note 5.1).  Unary automata
+    is accepting at n if it ends in F and its last transition marks (docs/semantics/cel.md#cel-5.1).  Unary automata
     only."""
     if cea.registers:
         raise UnsupportedError("runs: automata with registers")

@@ -1,8 +1,8 @@
-"""Enumerable compact sets (ECS) of complex events (paper section 7; note cel.md 5.5, G15).
+"""Enumerable compact sets (ECS) of complex events (paper section 7; docs/semantics/cel.md#cel-5.5, #cel-G15).
 
 The paper's Algorithm 1 keeps, per automaton state, a list of *nodes*; seen as a DAG every node
 reaches the sink ⊥ and each path spells one complex event (CE).  The paper mutates append-only
-lists with lazy copies; that is an aliasing trap (note G15), so here nodes are **immutable** and a
+lists with lazy copies; that is an aliasing trap (docs/semantics/cel.md#cel-G15), so here nodes are **immutable** and a
 list concatenation is an explicit union node:
 
     BOTTOM                   ⊥: the set {∅} (the empty partial CE)
@@ -77,7 +77,7 @@ API (stable; used by ``ceplab.engine.cel.evaluate`` and ``ceplab.engine.cel.stra
         .advance(lo)                               cut every kid with max_start < lo out of the
                                                    registered unions (amortised O(1) per kid)
 
-Window garbage collection and immutability (note G15).  The *meaning* of a node never changes: a
+Window garbage collection and immutability (docs/semantics/cel.md#cel-G15).  The *meaning* of a node never changes: a
 node's CEs are fixed at construction.  Under ``WITHIN w`` an evaluator only ever asks for CEs with
 ``min(C) >= lo`` for a lower bound ``lo = j - w`` that never decreases, so a union kid whose
 ``max_start < lo`` contributes nothing now and nothing later.  :class:`WindowGC` removes such kids

@@ -1,4 +1,4 @@
-"""ALL and STRICT evaluation of a CEA (paper Algorithms 1, 4 and 8; note cel.md 5.5, 10.3).
+"""ALL and STRICT evaluation of a CEA (paper Algorithms 1, 4 and 8; docs/semantics/cel.md#cel-5.5, #cel-10.3).
 
 :class:`DetEvaluator` runs the paper's Algorithm 1 on the **on-the-fly I/O-determinization** of the
 automaton (Algorithm 4, Theorem 5): a determinized state ("DFA state") is a frozenset of CEA states
@@ -6,7 +6,7 @@ automaton (Algorithm 4, Theorem 5): a determinized state ("DFA state") is a froz
 active DFA state carries one immutable ECS node (:mod:`ceplab.engine.cel.ecs`) whose complex events are
 the partial CEs whose unique determinized run ends there.  Because the determinized automaton is
 I/O-deterministic, the nodes of different DFA states are pairwise disjoint, so enumeration never
-repeats a complex event (note G9).
+repeats a complex event (docs/semantics/cel.md#cel-G9).
 
 Per event ``t`` at position ``j`` and every active DFA state ``S`` with node ``n``:
 
@@ -15,7 +15,7 @@ Per event ``t`` at position ``j`` and every active DFA state ``S`` with node ``n
 
 and a target receiving several contributions gets their (disjoint) union; all marking sources of a
 target share one ``Out(j, union(sources))``.  The CEs ending at ``j`` are those of the ``Out(j, ·)``
-contributions to DFA states that meet F (only those, note G13/G14: a run must end by marking).
+contributions to DFA states that meet F (only those, docs/semantics/cel.md#cel-G13/#cel-G14: a run must end by marking).
 
 Speed: the step is *compiled*.  The tuple of active DFA states (a "meta-state") together with the
 event class determines the next tuple of active DFA states and, for each of them, which old nodes
@@ -29,7 +29,7 @@ noise event every active state skips with a ``TRUE/◦`` loop) costs one classif
 lookup.  Update time per event is therefore bounded by the size of the determinized automaton,
 independent of the stream length and of the number of partial matches.
 
-``WITHIN w`` (EXTENSION, note G8: keep C with ``max C - min C <= w``, applied *before* the
+``WITHIN w`` (EXTENSION, docs/semantics/cel.md#cel-G8: keep C with ``max C - min C <= w``, applied *before* the
 strategy): at position ``j`` only CEs with ``min C >= j - w`` can still be output now or later, so
 contributions whose ``max_start < j - w`` are dropped when a node is built, enumeration is bounded
 below by ``j - w``, and the incremental collector :class:`ceplab.engine.cel.ecs.WindowGC` cuts expired
@@ -45,7 +45,7 @@ DFA state holds it (``eps``), and ⊥ only appears as a direct kid of the union 
 that never expires (a memory leak under WITHIN) and that every CE starting later would have to
 traverse (breaking the enumeration delay bound of :mod:`ceplab.engine.cel.ecs`).
 
-STRICT (paper Algorithm 8, note 10.3 item 6): an "empty run" DFA state E follows only ◦ and carries
+STRICT (paper Algorithm 8, docs/semantics/cel.md#cel-10.3 item 6): an "empty run" DFA state E follows only ◦ and carries
 ⊥; started DFA states may only take •.  Each step every started state and E advance by • into
 ``Out(j, ·)``, then ``E := δ(E, t, ◦)``.  Outputs are the started states meeting F.  This is the
 same compiled step with different DFA-state flavours.

@@ -1,4 +1,4 @@
-"""Nested selection strategies, compositional reading (EXTENSION, note cel.md G5;
+"""Nested selection strategies, compositional reading (EXTENSION, docs/semantics/cel.md#cel-G5;
 ``Options(nested_strategies="compositional")``).
 
 A nested ``SEL(psi)`` is closed (checked by :func:`ceplab.semantics.cel.analysis.check_closed`), so it
@@ -21,7 +21,7 @@ is compositional:
    then for each C that a block reports at j, the partial CEs D of the block transition's source
    *just before position min C* (a per-position history, kept for the source states of block
    transitions) give ``D + C`` in the target. The CEs at j are the partial CEs containing j in a
-   final configuration (only • or a block can add j, so a run ends by marking, note G13).
+   final configuration (only • or a block can add j, so a run ends by marking, docs/semantics/cel.md#cel-G13).
 4. the top-level strategy is applied to the CEs of each end position (STRICT, NXT, LAST, MAX with
    ``max_scope="same_end"``); MAX with ``max_scope="global"`` holds every result back until
    ``close()``. ``WITHIN w`` drops partial CEs with ``min < j - w`` at every step.
@@ -72,7 +72,7 @@ def _le_last(c1: tuple, c2: tuple) -> bool:
 
 def select_same_end(strategy: str, ces: set) -> list:
     """A selection strategy over complex events that all end at the same position (paper section
-    4, note 3.2): STRICT keeps intervals, NXT/LAST the greatest under ``<=next``/``<=last``
+    4, docs/semantics/cel.md#cel-3.2): STRICT keeps intervals, NXT/LAST the greatest under ``<=next``/``<=last``
     (unique: total orders), MAX the subset-maximal ones."""
     if strategy == "ALL" or not ces:
         return sorted(ces)
@@ -187,7 +187,7 @@ class NestedEvaluator(Evaluator):
         self._deferred = self.strategy == "MAX" and options.max_scope == "global"
         self._last = -1
         self.n_events = 0
-        self.path = (f"{self.strategy}: nested strategies, compositional (note G5): "
+        self.path = (f"{self.strategy}: nested strategies, compositional (docs/semantics/cel.md#cel-G5): "
                      f"{len(self.sels)} block evaluator(s) "
                      f"[{'; '.join(getattr(s, 'path', '?') for s in self.subs)}], outer NFA with "
                      f"{cea.n_states} states and materialised partial complex events, strategy "

@@ -1,5 +1,5 @@
-"""NXT, LAST and MAX evaluation over a CEA (paper Theorem 6, Algorithms 5-7; note cel.md 3.2,
-5.3, 5.5, 10.3 items 4-5, gaps G4, G9, G13, G16).
+"""NXT, LAST and MAX evaluation over a CEA (paper Theorem 6, Algorithms 5-7; docs/semantics/cel.md#cel-3.2,
+#cel-5.3, #cel-5.5, #cel-10.3 items 4-5, gaps G4, G9, G13, G16).
 
 Dispatch: ``ceplab.engine.cel.evaluator_for_cea`` calls :func:`make_evaluator` ``(cea, strategy, options,
 within)``; the classes :class:`NextEvaluator`, :class:`LastEvaluator` and :class:`MaxEvaluator`
@@ -25,7 +25,7 @@ A *configuration* is what determines the future of a partial run:
 
 NXT / LAST (Algorithms 5 and 6, no determinization)
 ----------------------------------------------------
-Suffix-extension lemma (note 10.3 item 4): if partial runs ρ1, ρ2 reach the same configuration
+Suffix-extension lemma (docs/semantics/cel.md#cel-10.3 item 4): if partial runs ρ1, ρ2 reach the same configuration
 with marks C1, C2 ⊆ [0, j] and both continue with the same suffix marking D ⊆ (j, ∞), then
 ``Δ(C1 ∪ D, C2 ∪ D) = Δ(C1, C2)``, so ``C1 ∪ D ≤ C2 ∪ D`` iff ``C1 ≤ C2`` for ≤next and ≤last.
 Hence keeping, per configuration, only the best partial CE is exact; it holds verbatim with
@@ -50,7 +50,7 @@ construction. Per-state transition lists are precomputed; for each event class t
 tuples are cached, and a class under which every current state only loops on itself by ◦ is
 skipped in O(1).
 
-Output at j (``options.nxt_output``, note G13):
+Output at j (``options.nxt_output``, docs/semantics/cel.md#cel-G13):
 
 * ``"marked"`` (default): the CE ``Ci ∪ {j}`` of the first rank Ti (in the processing order above)
   having a **marking** transition into a final state. This is the best CE among accepting runs
@@ -59,14 +59,14 @@ Output at j (``options.nxt_output``, note G13):
 * ``"top_ranked"``: the paper's A_NXT rule: the top-ranked rank of the *new* ranking that contains
   a final configuration; it is output only if that rank was entered by marking (its CE contains
   j), since the paper's accepting runs must end with •. On compiled automata (finals entered only
-  by •, note G14) this coincides with ``"marked"``. On hand-built CEA whose final states are also
+  by •, docs/semantics/cel.md#cel-G14) this coincides with ``"marked"``. On hand-built CEA whose final states are also
   entered by ◦, NXT can miss outputs: the best run into a final state may arrive by ◦ and push
   the •-arrivals below it (tests build such a CEA). It never invents one: if the top final rank
   is a δ• rank, no earlier δ• rank can have had a raw final target, so it is the "marked" output.
   For LAST the two rules always coincide, on every CEA: all δ• ranks precede all δ◦ ranks, so the
   first δ• rank with a final target is also the top-ranked final rank.
 
-MAX (Algorithm 7, note 5.3 and G16)
+MAX (Algorithm 7, docs/semantics/cel.md#cel-5.3 and #cel-G16)
 -----------------------------------
 Lists per pair (P, T) of configuration sets: P = configurations reached by runs producing exactly
 the partial CE C, T = configurations reached by runs producing some C' ⊋ C. Initial (I, ∅) with

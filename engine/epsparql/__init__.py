@@ -1,14 +1,14 @@
-"""Incremental EP-SPARQL evaluator (note epsparql.md sections 4, 9.2): event-driven backward chaining on
-binarized goal stores under the declarative set semantics (no consumption, note A18).
+"""Incremental EP-SPARQL evaluator (docs/semantics/epsparql.md#epsparql-4, #epsparql-9.2): event-driven backward chaining on
+binarized goal stores under the declarative set semantics (no consumption, docs/semantics/epsparql.md#epsparql-A18).
 
 ``evaluator(qs, options)`` returns an :class:`ceplab.engine.epsparql.evaluate.Evaluator` with ``push(occurrence) ->
 list[Result]`` (the results of the ticks the occurrence closes), ``close() -> list[Result]``, ``run(occs)``,
 ``path`` and ``stats()``.  Results are :class:`ceplab.semantics.epsparql.results.Row` (SELECT queries) and
 :class:`ceplab.semantics.epsparql.results.Derived` (occurrences added by CONSTRUCT rules); every result is emitted
 exactly once, when the tick at which it ends closes.  ``evaluator(qs, options, background=Background(...))``
-adds timeless background knowledge and RDFS entailment (note A14; see :mod:`ceplab.engine.epsparql.evaluate`).
+adds timeless background knowledge and RDFS entailment (docs/semantics/epsparql.md#epsparql-A14; see :mod:`ceplab.engine.epsparql.evaluate`).
 
-ETALIS backend (:mod:`ceplab.engine.epsparql.etalis_backend`, paper section 5, note 9.4): ``compile_to_etalis(qs)``
+ETALIS backend (:mod:`ceplab.engine.epsparql.etalis_backend`, paper section 5, docs/semantics/epsparql.md#epsparql-9.4): ``compile_to_etalis(qs)``
 compiles the positive temporal core -- SELECT over BGP/Join (``and``), SEQ (``seq``), EQUALS (``equals``), UNION
 (``or``) and FILTERs that an ETALIS ``where`` evaluates exactly (integer comparisons, IRI equality, BOUND, and
 ``getDURATION() < c`` / ``<= c`` as a window) -- into ETALIS rules, and ``EtalisBackedEvaluator`` runs them on the

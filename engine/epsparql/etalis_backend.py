@@ -2,10 +2,10 @@
 rule program and run event-at-a-time on the project's own ETALIS engine (:mod:`ceplab.engine.etalis.evaluate`).
 
 Source: paper section 5 (EP-SPARQL queries are compiled into event-driven backward chaining rules of ETALIS;
-SEQ -> ``seq``, EQUALS -> ``equals``, juxtaposition/BGP -> ``and``, UNION -> ``or``) and note epsparql.md 9.4
+SEQ -> ``seq``, EQUALS -> ``equals``, juxtaposition/BGP -> ``and``, UNION -> ``or``) and docs/semantics/epsparql.md#epsparql-9.4
 (the positive temporal core is ETALIS's declarative semantics lifted to SPARQL mappings and interval triples;
 the UNRESTRICTED policy of :class:`ceplab.semantics.etalis.options.Options`, the default, is the minimal model and so
-matches EP-SPARQL's set semantics without consumption, note A18/E11).
+matches EP-SPARQL's set semantics without consumption, docs/semantics/epsparql.md#epsparql-A18/#epsparql-E11).
 
 **Encoding** (injective, decoded exactly).  The triple ``s p o`` occurring on ``[a, b]`` is the ETALIS event
 ``'<p>'(s', o')`` on ``[a, b]``, whose name is the N-Triples form of the predicate; when a query has a triple
@@ -29,7 +29,7 @@ the native evaluator :mod:`ceplab.engine.epsparql.evaluate`):
   (``and``), SEQ (``seq``), EQUALS (``equals``), UNION (``or``).  A variable shared by the two operands of a
   Join/SEQ/EQUALS must be bound on both sides in every row (not only on one side of a UNION): ETALIS joins
   on equality, SPARQL on compatibility.
-* FILTER, three-valued (note A11) and exact: the filter is put in negation normal form; a literal is compiled
+* FILTER, three-valued (docs/semantics/epsparql.md#epsparql-A11) and exact: the filter is put in negation normal form; a literal is compiled
   to a condition that holds iff its SPARQL value is *true* (positive occurrence) or *false* (negated
   occurrence), so an error makes both false (Kleene logic: a row passes iff the whole filter is true).
   Literals: ``e1 op e2`` over integer expressions (variables, integer constants, ``+ - *``, unary minus; not
@@ -210,7 +210,7 @@ class _Compiler:
         """ETALIS pattern whose instances carry exactly ``pattern_vars(p)`` (unbound ones as ``unbound``)."""
         if isinstance(p, A.BGP):
             if not p.triples:
-                raise _unsupported("an empty group pattern (note A20)", p)
+                raise _unsupported("an empty group pattern (docs/semantics/epsparql.md#epsparql-A20)", p)
             if len(p.triples) > 1 and self.o.bgp_mode != "per_pattern":
                 raise _unsupported(f"bgp_mode={self.o.bgp_mode!r} (a BGP is not an ETALIS 'and' then)", p)
             rest = list(p.triples)              # connected patterns first, as the native engine does
@@ -432,7 +432,7 @@ def _queryset(qs) -> A.QuerySet:
 
 
 def compile_to_etalis(qs: Union[A.QuerySet, A.Select, str], options: Options = Options()) -> EtalisPlan:
-    """Compile the SELECT queries of ``qs`` into one ETALIS program (paper section 5, note 9.4).
+    """Compile the SELECT queries of ``qs`` into one ETALIS program (paper section 5, docs/semantics/epsparql.md#epsparql-9.4).
 
     Args:
         qs: a :class:`ceplab.semantics.epsparql.ast.QuerySet`, a single :class:`~ceplab.semantics.epsparql.ast.Select`, or
@@ -497,7 +497,7 @@ class EtalisBackedEvaluator:
 
     def __init__(self, qs, options: Options = Options(), background: Optional[Background] = None) -> None:
         if background is not None:
-            raise _unsupported("background knowledge / RDFS entailment (note A14)")
+            raise _unsupported("background knowledge / RDFS entailment (docs/semantics/epsparql.md#epsparql-A14)")
         from ceplab.engine.etalis.evaluate import Evaluator as EtalisEvaluator
 
         self.plan = compile_to_etalis(qs, options)
@@ -549,10 +549,10 @@ class EtalisBackedEvaluator:
             raise RuntimeError("evaluator is closed")
         s, e = int(occ.start), int(occ.end)
         if e < s:
-            raise ValueError(f"occurrence {occ}: end {e} < start {s} (note A2)")
+            raise ValueError(f"occurrence {occ}: end {e} < start {s} (docs/semantics/epsparql.md#epsparql-A2)")
         if self.T is not None and e < self.T:
             raise ValueError(f"occurrence {occ} arrives out of order (end {e} < current tick {self.T}); "
-                             "occurrences must arrive in non-decreasing end time (note A1)")
+                             "occurrences must arrive in non-decreasing end time (docs/semantics/epsparql.md#epsparql-A1)")
         self.T = e
         self.n_occ += 1
         out: list = []

@@ -1,28 +1,28 @@
 """Incremental EP-SPARQL evaluator: event-driven backward chaining on binarized goal stores, set semantics.
 
-Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``engine/etalis/evaluate.py``):
+Architecture (docs/semantics/epsparql.md#epsparql-4.2, #epsparql-9.2; the same shape as the ETALIS engine ``engine/etalis/evaluate.py``):
 
 * **Binarization.**  Every algebra node of every query (SELECT and CONSTRUCT) is one node; a BGP is
-  binarized into a left-deep ``Join`` of one-triple-pattern leaves (note A3 ``per_pattern``: a BGP *is* the Join
+  binarized into a left-deep ``Join`` of one-triple-pattern leaves (docs/semantics/epsparql.md#epsparql-A3 ``per_pattern``: a BGP *is* the Join
   of its patterns, ETALIS ``AND``), ordered so that each next pattern shares a variable with the previous ones
   where possible.  Equal sub-patterns (also across queries) are one node with several parents (computation
   sharing, paper 4.2 reason 2).  Under ``bgp_mode="per_triple"`` a BGP of >= 2 patterns is one search node over
   the occurrence history instead (patterns that instantiate to the same triple take the same occurrence).
 * **Rows and goal stores.**  A row is ``(vals, t_alpha)`` with ``vals`` aligned to the node's variables (sorted
-  by name, ``None`` = unbound); every row produced while tick ``T`` is evaluated ends at ``T`` (note 9.2.2,
-  P1), so ``t_omega`` is implicit during the tick and recorded in the stores.  Each binary node keeps, *per
+  by name, ``None`` = unbound); every row produced while tick ``T`` is evaluated ends at ``T`` (docs/semantics/epsparql.md#epsparql-9.2.2,
+  #epsparql-P1), so ``t_omega`` is implicit during the tick and recorded in the stores.  Each binary node keeps, *per
   parent edge*, goal stores of its children's rows, indexed by the values of the variables that are shared and
   certainly bound on both sides (``ast.certain_vars``; shared maybe-unbound variables are checked for SPARQL
-  compatibility after the lookup, note A21) and, within a key, in ``t_omega`` order (appended tick by tick), so
-  SEQ looks up "left rows ending before ``t'_alpha``" by bisection.  Nothing is ever consumed (note A18, E11):
+  compatibility after the lookup, docs/semantics/epsparql.md#epsparql-A21) and, within a key, in ``t_omega`` order (appended tick by tick), so
+  SEQ looks up "left rows ending before ``t'_alpha``" by bisection.  Nothing is ever consumed (docs/semantics/epsparql.md#epsparql-A18, #epsparql-E11):
   a stored row joins with every later partner.
-* **Operator deltas at tick T** (note 9.2.3): Join ``dL x R_all  u  L_all x dR``; SeqJoin: a right row joins the
+* **Operator deltas at tick T** (docs/semantics/epsparql.md#epsparql-9.2.3): Join ``dL x R_all  u  L_all x dR``; SeqJoin: a right row joins the
   stored left rows with ``t_omega < t'_alpha``, a left row is only stored; EqJoin and EqLeftJoin: current-tick
   stores keyed by ``(join key, t_alpha)``; LeftJoin: the right side is kept for the whole history, the left
   side for the current tick (``optional_end="le"`` lets a right row of tick ``T`` match a left row of ``T``);
   SeqRightJoin: optional rows are stored, a mandatory row is joined with the optional rows ending before its
   start (all from earlier ticks) and decided at once; Union, Filter, Extend, Project: pointwise.
-* **Tick processing ("bottom-up per tick", note 9.2.2).**  ``push`` buffers the occurrences of the current tick;
+* **Tick processing ("bottom-up per tick", docs/semantics/epsparql.md#epsparql-9.2.2).**  ``push`` buffers the occurrences of the current tick;
   the tick is evaluated when the first occurrence of a later tick arrives, or at ``close()``.  Then every input
   occurrence (deduplicated, A19) is dispatched to the leaves of its predicate and propagated upwards
   (depth-first, every new row joined with the sibling's store).  CONSTRUCT roots instantiate their template
@@ -32,20 +32,20 @@ Architecture (note epsparql.md 4.2, 9.2; the same shape as the ETALIS engine ``e
   is quiescent, the pending node with the lowest rank (a topological order of the node graph including the
   CONSTRUCT -> leaf feedback edges) decides its unmatched rows, and propagation resumes.  If a row derived
   later in the same tick would have matched an already emitted unmatched row, :class:`NonStratifiedError` is
-  raised (the oracle's "exactly one stable model" check, note A13d).  SeqRightJoin and strict LeftJoin
+  raised (the oracle's "exactly one stable model" check, docs/semantics/epsparql.md#epsparql-A13d).  SeqRightJoin and strict LeftJoin
   decide at once: their partners all end at earlier, closed ticks.
 * **Emission.**  Results whose interval ends at ``T`` are emitted when tick ``T`` closes (``push`` of the first
   occurrence with a later end, or ``close()``): rows of SELECT queries (projected, set or bag, A10) and the
   occurrences the CONSTRUCT rules derive (not the input ones).  A result is emitted exactly once and never
   retracted; the results emitted once tick ``T`` has closed are exactly the declarative results with
-  ``t_omega <= T`` (timewise monotonicity, note 3.5 principle 1 / P1).
-* **Window push-down and GC** (note 4.3, P7).  A top-level conjunct ``getDURATION() < c`` (``<= c``) of a FILTER
+  ``t_omega <= T`` (timewise monotonicity, docs/semantics/epsparql.md#epsparql-3.5 principle 1 / #epsparql-P1).
+* **Window push-down and GC** (docs/semantics/epsparql.md#epsparql-4.3, #epsparql-P7).  A top-level conjunct ``getDURATION() < c`` (``<= c``) of a FILTER
   bounds the duration of the rows below it that can still matter, through the monotone operators and the
   mandatory sides of the optional operators (not through an optional operand: pruning a blocker unblocks
   rows, P7).  Longer rows are never produced; Join/SeqJoin stores drop rows that can no longer join within
-  the bound (swept once per window length).  Without such filters every occurrence is retained (note 9.3).
+  the bound (swept once per window length).  Without such filters every occurrence is retained (docs/semantics/epsparql.md#epsparql-9.3).
 
-* **Background knowledge and RDFS** (note A14, 9.2 point 7; ``background=Background(graph, ontology)``).  (i) The
+* **Background knowledge and RDFS** (docs/semantics/epsparql.md#epsparql-A14, #epsparql-9.2 point 7; ``background=Background(graph, ontology)``).  (i) The
   RDFS closure of G u O (:func:`rdfs_closure`: rdfs2, rdfs3 on resource objects, rdfs5/7, rdfs9/11; no axiomatic
   triples; computed by owlrl's RDFS semantics cut down to exactly these rules) is materialised once; its triples
   are **timeless**.  Every node has a set ``static`` of *timeless rows* (rows with no temporal match, hence no
@@ -91,7 +91,7 @@ _n3 = lru_cache(maxsize=1 << 16)(n3)
 
 class NonStratifiedError(ModelError):
     """A non-monotone decision (an optional operator's unmatched row) made at tick ``T`` is contradicted by an
-    occurrence derived at ``T`` by a CONSTRUCT rule: the Q-closure has no unique stable model (note A13d).
+    occurrence derived at ``T`` by a CONSTRUCT rule: the Q-closure has no unique stable model (docs/semantics/epsparql.md#epsparql-A13d).
     The engine's counterpart of the oracle's :class:`ceplab.semantics.errors.ModelError` (``count`` is 0: the
     engine does not tell "none" from "several")."""
 
@@ -154,7 +154,7 @@ class _Node:
         self.rank = (0, 0)
         self.seen: set = set()
         self.tick: Optional[int] = None
-        self.static: frozenset = frozenset()  # timeless rows (note A14 iii): only static matches, no interval
+        self.static: frozenset = frozenset()  # timeless rows (docs/semantics/epsparql.md#epsparql-A14 iii): only static matches, no interval
 
     def compute_static(self) -> frozenset:
         """The node's timeless rows from its children's (computed once, children first).  Default: none -- the
@@ -658,7 +658,7 @@ class _Project(_Node):
 
 class _BGPTriple(_Node):
     """``bgp_mode="per_triple"``: a BGP of >= 2 patterns as one search node over the occurrence history;
-    patterns that instantiate to the same triple use the same occurrence (note A3, E10)."""
+    patterns that instantiate to the same triple use the same occurrence (docs/semantics/epsparql.md#epsparql-A3, #epsparql-E10)."""
     kind = "BGP/per_triple"
 
     def __init__(self, ev, p: A.BGP) -> None:
@@ -793,7 +793,7 @@ class Evaluator:
         self.n_results = 0
         self.n_ticks = 0
 
-    # ---------------------------------------------------------------- background (note A14)
+    # ---------------------------------------------------------------- background (docs/semantics/epsparql.md#epsparql-A14)
     def _load_background(self, bg: Optional[Background]) -> None:
         """The RDFS closure of G u O (rdfs2/3/5/7/9/11, no axiomatic triples) as timeless static triples, and the
         static schema used for stream entailment (rdfs2/3/7/9)."""
@@ -868,7 +868,7 @@ class Evaluator:
         o, cx = self.o, self.cx
         if isinstance(p, A.BGP):
             if not p.triples:
-                raise UnsupportedError("engine: empty group pattern (note A20)")
+                raise UnsupportedError("engine: empty group pattern (docs/semantics/epsparql.md#epsparql-A20)")
             if len(p.triples) == 1:
                 return self._leaf(p.triples[0])
             if o.bgp_mode == "per_triple":
@@ -1026,15 +1026,15 @@ class Evaluator:
             raise RuntimeError("evaluator is closed")
         s, e = int(occ.start), int(occ.end)
         if e < s:
-            raise ValueError(f"occurrence {occ}: end {e} < start {s} (note A2)")
+            raise ValueError(f"occurrence {occ}: end {e} < start {s} (docs/semantics/epsparql.md#epsparql-A2)")
         if self.background is not None and occ.p in SCHEMA_PREDICATES:
             raise UnsupportedError(f"engine: occurrence {occ}: schema triple in the stream; schema triples are "
                                    "timeless "
-                                   "background knowledge (note A14 iv)")
+                                   "background knowledge (docs/semantics/epsparql.md#epsparql-A14 iv)")
         out: list[Result] = []
         if self.T is not None and e < self.T:
             raise ValueError(f"occurrence {occ} arrives out of order (end {e} < current tick {self.T}); "
-                             "occurrences must arrive in non-decreasing end time (note A1)")
+                             "occurrences must arrive in non-decreasing end time (docs/semantics/epsparql.md#epsparql-A1)")
         if self.T is not None and e > self.T:
             out = self._run_tick()
         self.T = e
@@ -1168,7 +1168,7 @@ class Evaluator:
             self.dq.append((s, p, o, ta))
 
     def _skolem(self, label: str, qidx: int, names: tuple, vals: tuple, ta: int, tw: int):
-        """The Skolem term of blank node ``label`` for one solution (note A13c):
+        """The Skolem term of blank node ``label`` for one solution (docs/semantics/epsparql.md#epsparql-A13c):
         :func:`ceplab.semantics.epsparql.skolem.skolem`, the definition shared with the oracle."""
         items = [(str(x), n3(v)) for x, v in zip(names, vals) if v is not None]
         return skolem(label, items, ta, tw)
@@ -1178,7 +1178,7 @@ class Evaluator:
         raise NonStratifiedError(
             f"engine: non-stratified: at tick {self.T} the {node.label} row {row} [{ta},{self.T}] was emitted as "
             "unmatched, but an occurrence derived by a CONSTRUCT rule at the same tick gives it a partner; "
-            "the Q-closure has no unique stable model (note A13d)")
+            "the Q-closure has no unique stable model (docs/semantics/epsparql.md#epsparql-A13d)")
 
 
 SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
@@ -1193,7 +1193,7 @@ _PRIVATE = "urn:ceplab:rdfs-closure:"
 
 def rdfs_closure(triples: Iterable[tuple]) -> set:
     """The RDFS closure of a set of triples under rdfs2 (domain), rdfs3 (range, resource objects only), rdfs5,
-    rdfs7 (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i; the oracle's ``stat``
+    rdfs7 (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (docs/semantics/epsparql.md#epsparql-A14 i; the oracle's ``stat``
     rules in ``asp/epsparql.lp``).
 
     Computed by owlrl (``DeductiveClosure(RDFS_Semantics, axiomatic_triples=False, datatype_axioms=False)``)
@@ -1274,6 +1274,6 @@ def _may_match(tmpl: tuple, tp: A.TriplePattern) -> bool:
 
 
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
-    """The parse-level switch ``optional_filter`` (note A8, E5): ``ceplab.semantics.epsparql.translate.apply_options``,
+    """The parse-level switch ``optional_filter`` (docs/semantics/epsparql.md#epsparql-A8, #epsparql-E5): ``ceplab.semantics.epsparql.translate.apply_options``,
     exactly as the oracle applies it."""
     return apply_options(qs, options)

@@ -1,4 +1,4 @@
-"""Three-valued SPARQL expression evaluation for the EP-SPARQL engine (note epsparql.md 3.3, A11, A15).
+"""Three-valued SPARQL expression evaluation for the EP-SPARQL engine (docs/semantics/epsparql.md#epsparql-3.3, #epsparql-A11, #epsparql-A15).
 
 Expressions are compiled once into closures ``f(vals, ta, tw) -> value | ERR`` over a node's variable layout
 (``vals`` is the row tuple, ``None`` = unbound).  Values:
@@ -234,7 +234,7 @@ class Compiler:
             return lambda v, a, w: c
         if isinstance(e, A.TimeFn):
             n = e.name.upper()
-            # a timeless row (note A14 iii: only static matches) has no interval: ``a is None``, an error
+            # a timeless row (docs/semantics/epsparql.md#epsparql-A14 iii: only static matches) has no interval: ``a is None``, an error
             if n == "DURATION":
                 return lambda v, a, w: ERR if a is None else w - a
             if n == "STARTTIME":
@@ -323,7 +323,7 @@ class Compiler:
 
     def duration_bound(self, e: A.Expr) -> Optional[int]:
         """The largest duration (ticks) a row may have and pass ``e``, from top-level conjuncts
-        ``getDURATION() < c`` / ``<= c`` (or mirrored); None if there is none (window push-down, note 4.3, P7)."""
+        ``getDURATION() < c`` / ``<= c`` (or mirrored); None if there is none (window push-down, docs/semantics/epsparql.md#epsparql-4.3, #epsparql-P7)."""
         best: Optional[int] = None
         stack = [e]
         while stack:

@@ -1,7 +1,7 @@
-"""Incremental ETALIS evaluator: event-driven backward chaining (note etalis.md section 3, 9.5).
+"""Incremental ETALIS evaluator: event-driven backward chaining (docs/semantics/etalis.md#etalis-3, #etalis-9.5).
 
 ``evaluator(program, options)`` binarizes every event rule into one goal store per sub-pattern (the nodes of the
-shared front end :mod:`ceplab.semantics.etalis.binarize`, note 9.2) and returns an
+shared front end :mod:`ceplab.semantics.etalis.binarize`, docs/semantics/etalis.md#etalis-9.2) and returns an
 :class:`ceplab.engine.etalis.evaluate.Evaluator`
 with ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``, ``path`` and ``stats()``.
 Results are ``(atom_text, start, end)``, each emitted exactly once.  Only the UNRESTRICTED consumption policy

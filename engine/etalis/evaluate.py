@@ -1,17 +1,17 @@
-"""Event-driven backward chaining, UNRESTRICTED policy (note etalis.md 3.1-3.11 and 9.5).
+"""Event-driven backward chaining, UNRESTRICTED policy (docs/semantics/etalis.md#etalis-3.1 to #etalis-3.11 and #etalis-9.5).
 
 Binarization (3.1): every pattern node of every event rule (after folding ``event_rule_window`` in as
-``(body).w``) is a node with a tuple of the variables it binds (the oracle's ``V_n``, note 9.2).  The
+``(body).w``) is a node with a tuple of the variables it binds (the oracle's ``V_n``, docs/semantics/etalis.md#etalis-9.2).  The
 children of a binary operator or of ``not`` keep a *goal store*: their instances indexed by the values of the
 variables shared with the sibling(s) (3.2).  An incoming stream event, and every derived event (recursion), is
 dispatched to the event-atom leaves of its predicate (3.3, ``for_each``).  A new instance of a node is joined
 with *all* stored instances of its sibling (unrestricted: nothing is consumed, A10), with the relation and hull
-of note 2.6; a new instance at the root of a rule derives the head, which is fed back.
+of docs/semantics/etalis.md#etalis-2.6; a new instance at the root of a rule derives the head, which is fed back.
 
 Timing (9.5): events arrive in non-decreasing end time.  Every derived instance ends at the latest end of its
 ingredients (hull), so everything derived while the clock is at ``t`` ends at ``t``; within one time step the
 derivation is monotone, because ``not(p1).[p2,p3]`` only consults ``p1`` instances ending before ``s3 <= t``,
-which are final (time stratification, note 2.4).  Hence each result is emitted by the push that derives it.
+which are final (time stratification, docs/semantics/etalis.md#etalis-2.4).  Hence each result is emitted by the push that derives it.
 Time points ``q`` (A19) are injected when the clock reaches ``q`` (at the first event with end >= q, or at
 ``close()``); results that end at a time point are emitted then.
 
@@ -26,7 +26,7 @@ literals, a negated comparison is the complementary comparison), integer arithme
 abs min max`` (``//`` and ``rem`` truncate toward zero; undefined arithmetic on non-integers makes the literal
 false in either polarity), comparisons of non-integers in the total order of :func:`order_key` (the order clingo
 puts on the oracle's term representation, re-implemented here).  The static model (LHM of the static rules,
-note 1.2) is computed once at build time by a naive bottom-up fixpoint (:func:`static_model`).
+docs/semantics/etalis.md#etalis-1.2) is computed once at build time by a naive bottom-up fixpoint (:func:`static_model`).
 
 The engine shares nothing with the oracle but ``semantics/``: the rule front end (binarization into nodes, the
 rejection of arithmetic in event patterns and of A6 negation clashes) is
@@ -96,7 +96,7 @@ def order_key(t: A.Term) -> tuple:
 def _check_term(t: A.Term, where: object) -> None:
     if isinstance(t, A.Num) and isinstance(t.value, float):
         raise UnsupportedError(f"engine: float {t.value!r} in {where}: the engine uses integer arithmetic only, as "
-                               "the oracle; scale real-valued data to integers (note etalis.md 9.1)")
+                               "the oracle; scale real-valued data to integers (docs/semantics/etalis.md#etalis-9.1)")
     if isinstance(t, A.List):
         for i in t.items:
             _check_term(i, where)
@@ -123,7 +123,7 @@ def _check_cond(c: A.Cond, where: object) -> None:
 
 def check_integer_program(program: A.Program) -> None:
     """Reject what the engine does not evaluate: floats anywhere in ``program`` and arithmetic other than integer
-    ``+ - * // rem mod ** ^ abs min max`` (note etalis.md 9.1).
+    ``+ - * // rem mod ** ^ abs min max`` (docs/semantics/etalis.md#etalis-9.1).
 
     Args:
         program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
@@ -266,7 +266,7 @@ def admit(event: Any, clock: Optional[int], closed: bool) -> tuple[int, int]:
 
     Raises:
         RuntimeError: the evaluator is closed.
-        ValueError: ``end < start``, or the event ends before the clock (out of order, note 9.5.7).
+        ValueError: ``end < start``, or the event ends before the clock (out of order, docs/semantics/etalis.md#etalis-9.5.7).
         UnsupportedError: floats or non-ground arguments (the oracle's integer data).
     """
     if closed:
@@ -276,7 +276,7 @@ def admit(event: Any, clock: Optional[int], closed: bool) -> tuple[int, int]:
         raise ValueError(f"event {event}: end < start")
     if clock is not None and e < clock:
         raise ValueError(f"event {event} arrives out of order (end {e} < clock {clock}); events must "
-                         "arrive in non-decreasing end time (note 9.5.7)")
+                         "arrive in non-decreasing end time (docs/semantics/etalis.md#etalis-9.5.7)")
     for a in event.atom.args:
         if not _ground_int_terms(a):
             raise UnsupportedError(f"engine: stream event {event.atom}: floats/non-ground terms are not supported "
@@ -477,7 +477,7 @@ class Evaluator:
             for n in self.nodes:
                 if n.seen:
                     n.seen.clear()
-        for n in self.nodes:            # GC (note 3.11): sweep stores once per window length
+        for n in self.nodes:            # GC (docs/semantics/etalis.md#etalis-3.11): sweep stores once per window length
             if n.gq is None or not n.store:
                 continue
             if n.swept is None:
@@ -650,7 +650,7 @@ def _ground_int_terms(t: A.Term) -> bool:
 
 # ------------------------------------------------------------------------------------------------ static model
 def static_model(program: A.Program) -> dict[tuple[str, int], set[tuple]]:
-    """The least Herbrand model of the static rules of ``program`` (note etalis.md 1.2, 9.1), by a naive
+    """The least Herbrand model of the static rules of ``program`` (docs/semantics/etalis.md#etalis-1.2, #etalis-9.1), by a naive
     bottom-up fixpoint over the engine's own condition evaluation (:func:`_solve`).
 
     Args:

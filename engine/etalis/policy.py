@@ -1,9 +1,8 @@
 """Event consumption policies ``chronological``, ``recent`` and ``recent_lifo``: the incremental engine of
-ETALIS-P (:mod:`ceplab.semantics.etalis.policies`, whose numbered sections are cited below; paper section 3.5, note
-etalis.md 3.12, 9.6).
+ETALIS-P (:mod:`ceplab.semantics.etalis.policies`, whose numbered sections are cited below; paper section 3.5, docs/semantics/etalis.md#etalis-3.12, #etalis-9.6).
 
 The program is binarized exactly as for the unrestricted engine (one node per sub-pattern, node ids in
-pre-order, note 9.2).  Children of a binary operator and of ``not`` keep a goal store per join key (the values
+pre-order, docs/semantics/etalis.md#etalis-9.2).  Children of a binary operator and of ``not`` keep a goal store per join key (the values
 of the variables shared with the sibling): for ``chronological`` and ``recent_lifo`` a deque in insertion order
 (insertion order *is* stamp order, so no stamps are stored), for ``recent`` one instance per key.
 
@@ -334,7 +333,7 @@ class PolicyEvaluator:
 
     # ---------------------------------------------------------------- joins (ETALIS-P 7)
     def _rel(self, op: str, s1: int, e1: int, s2: int, e2: int) -> Optional[tuple[int, int]]:
-        """Figure 2 in hull + relation form (note 2.6): the result interval, or None."""
+        """Figure 2 in hull + relation form (docs/semantics/etalis.md#etalis-2.6): the result interval, or None."""
         proper = self.proper
         if op == "seq":
             return (s1, e2) if e1 < s2 else None

@@ -1,2 +1,2 @@
 """CEL: the complex event logic of Grez, Riveros, Ugarte, Bucchi, "Foundations of Complex Event
-Processing" (arXiv:1709.05369; paper 004 in ../shared/papers)."""
+Processing" (arXiv:1709.05369; docs/semantics/cel.md#cel-paper)."""

@@ -1,10 +1,10 @@
-"""Syntactic analysis of CEL formulas (paper section 5, Appendix B; note cel.md section 4).
+"""Syntactic analysis of CEL formulas (paper section 5, Appendix B; docs/semantics/cel.md#cel-4).
 
 ``vdef``, ``vdef_plus`` and ``bound`` follow the paper's definitions; ``check_well_formed`` checks the
 note's *strong* well-formedness (G3), which the project requires of every query. Safety is
 ``vdef+(l) & vdef+(r) == {}`` for every ``l ; r``.
 
-Nested selection strategies (EXTENSION, note G5, :class:`ceplab.semantics.cel.ast.Sel`) are leaves of the
+Nested selection strategies (EXTENSION, docs/semantics/cel.md#cel-G5, :class:`ceplab.semantics.cel.ast.Sel`) are leaves of the
 outer formula: they define no variable for it (``vdef``, ``bound``, ``var`` do not enter them).
 ``check_closed`` checks that they are closed, ``check_nested_strategies`` applies the switch
 ``Options.nested_strategies``.
@@ -109,14 +109,14 @@ def is_lp_normal(f: Formula) -> bool:
 
 
 def check_well_formed(f: Formula) -> None:
-    """Check strong well-formedness (note cel.md G3).
+    """Check strong well-formedness (docs/semantics/cel.md#cel-G3).
 
     For every sub-formula ``psi FILTER P`` and every variable x of P there must be a sub-formula
     psi' that contains the filter, has ``x in bound(psi')``, and lies inside the body of x's binder
     (the innermost enclosing ``+`` whose body has x in vdef+, or the whole formula).
 
     EXTENSION: the two sides of ``AND`` must define distinct variables (vdef+), so that AND is
-    the product of the sides' automata (note G8); a shared variable is reported like a
+    the product of the sides' automata (docs/semantics/cel.md#cel-G8); a shared variable is reported like a
     well-formedness error.
 
     Raises:
@@ -132,7 +132,7 @@ def check_well_formed(f: Formula) -> None:
                     x, f"variable {x} is defined on both sides of AND; the AND extension (note "
                     "cel.md G8, the product of complex event automata) needs sides with distinct "
                     "variables")
-        if isinstance(g, Sel):   # closed block (note G5): well-formed on its own
+        if isinstance(g, Sel):   # closed block (docs/semantics/cel.md#cel-G5): well-formed on its own
             check_well_formed(g.body)
             return
         if isinstance(g, Filter):
@@ -152,7 +152,7 @@ def check_well_formed(f: Formula) -> None:
                     else:
                         msg = (f"variable {x} in FILTER is not bound where the filter applies "
                                f"(not well-formed; bind {x} in the filtered formula or outside "
-                               "the iteration; note cel.md G3)")
+                               "the iteration; docs/semantics/cel.md#cel-G3)")
                     raise WellFormednessError(x, msg)
         for c in children(g):
             walk(c, path)
@@ -160,7 +160,7 @@ def check_well_formed(f: Formula) -> None:
     walk(f, [])
 
 
-# ------------------------------------------------------------------ nested strategies (note G5)
+# ------------------------------------------------------------------ nested strategies (docs/semantics/cel.md#cel-G5)
 def _local_vars(f: Formula) -> dict[str, Sel]:
     """Variables defined inside the nested strategies of ``f`` (at any depth) -> the outermost
     nested strategy of ``f`` containing the definition."""
@@ -177,7 +177,7 @@ def _short(s: Sel) -> str:
 
 
 def check_closed(f: Formula) -> None:
-    """Check that every nested strategy ``SEL(psi)`` in ``f`` is closed (note G5): every variable
+    """Check that every nested strategy ``SEL(psi)`` in ``f`` is closed (docs/semantics/cel.md#cel-G5): every variable
     of a FILTER inside psi is defined inside psi (not outside it), and no FILTER outside psi
     mentions a variable defined only inside psi (psi's variables are local). Nested strategies
     inside psi are checked recursively. A formula without nested strategies always passes.
@@ -196,7 +196,7 @@ def check_closed(f: Formula) -> None:
                     if x not in inner:
                         raise WellFormednessError(
                             x, f"variable {x} in a FILTER inside the nested strategy {_short(s)} "
-                            f"is not defined inside it; a nested strategy is closed (note cel.md "
+                            f"is not defined inside it; a nested strategy is closed (docs/semantics/cel.md "
                             f"G5, nested_strategies=compositional): it may not refer to variables "
                             f"outside it")
     local = _local_vars(f)
@@ -210,7 +210,7 @@ def check_closed(f: Formula) -> None:
                     raise WellFormednessError(
                         x, f"variable {x} is defined only inside the nested strategy "
                         f"{_short(local[x])}; the variables of a nested strategy are local to it "
-                        f"(note cel.md G5, nested_strategies=compositional) and a FILTER outside "
+                        f"(docs/semantics/cel.md#cel-G5, nested_strategies=compositional) and a FILTER outside "
                         f"it may not use them")
 
 
@@ -242,7 +242,7 @@ def check_nested_strategies(q: Query, options, file: str | None = None,
         line, col = s.at if s.at is not None else (None, None)
         raise ParseError(
             f"selection strategy {s.strategy} is nested inside the formula{hint}; nested "
-            "strategies are not defined by the paper (note cel.md G5) and are rejected under "
+            "strategies are not defined by the paper (docs/semantics/cel.md#cel-G5) and are rejected under "
             "nested_strategies=reject (the default): put the strategy around the whole formula, "
             "or set nested_strategies=compositional (--set nested_strategies=compositional) for "
             "the compositional reading", file, line, col)

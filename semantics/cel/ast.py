@@ -1,4 +1,4 @@
-"""Abstract syntax of core-CEL (paper section 3; note cel.md section 2) plus the project extensions.
+"""Abstract syntax of core-CEL (paper section 3; docs/semantics/cel.md#cel-2) plus the project extensions.
 
 Formulas (all frozen, hashable dataclasses):
     Atom(rel, var)            ``R AS x``
@@ -6,10 +6,10 @@ Formulas (all frozen, hashable dataclasses):
     Or(left, right)           ``phi OR phi``
     Seq(left, right)          ``phi ; phi``
     Plus(body)                ``phi+``
-    And(left, right)          ``phi AND phi``  -- EXTENSION (note G8): intersection of CE sets
-    FalseF()                  the empty formula (note G7), produced only by rewritings
+    And(left, right)          ``phi AND phi``  -- EXTENSION (docs/semantics/cel.md#cel-G8): intersection of CE sets
+    FalseF()                  the empty formula (docs/semantics/cel.md#cel-G7), produced only by rewritings
     Sel(strategy, body, within)  ``SEL(phi)`` / ``SEL(phi WITHIN n)`` as a sub-formula -- EXTENSION
-                              (note G5, switch ``Options.nested_strategies``): a *closed* block, a
+                              (docs/semantics/cel.md#cel-G5, switch ``Options.nested_strategies``): a *closed* block, a
                               leaf for the outer formula (:func:`children` does not enter it)
 
 Predicates (the FILTER part):
@@ -17,7 +17,7 @@ Predicates (the FILTER part):
     Cmp2(var, attr, op, var2, attr2)          ``x.a OP y.b``               (binary when var != var2)
     PAnd, POr, PNot, PTrue, PFalse            boolean combinations
 
-A :class:`Query` is ``SEL(formula)`` with an optional top-level ``WITHIN n`` (EXTENSION, note G8:
+A :class:`Query` is ``SEL(formula)`` with an optional top-level ``WITHIN n`` (EXTENSION, docs/semantics/cel.md#cel-G8:
 ``max C - min C <= n`` in positions).
 """
 from __future__ import annotations
@@ -182,7 +182,7 @@ class Plus:
 
 @dataclass(frozen=True)
 class And:
-    """EXTENSION (note G8): ``C`` in both sides under the same valuation."""
+    """EXTENSION (docs/semantics/cel.md#cel-G8): ``C`` in both sides under the same valuation."""
     left: "Formula"
     right: "Formula"
 
@@ -192,7 +192,7 @@ class And:
 
 @dataclass(frozen=True)
 class FalseF:
-    """The unsatisfiable formula (note G7); never written by users, produced by rewritings."""
+    """The unsatisfiable formula (docs/semantics/cel.md#cel-G7); never written by users, produced by rewritings."""
 
     def __str__(self) -> str:
         return "FALSE"
@@ -200,7 +200,7 @@ class FalseF:
 
 @dataclass(frozen=True)
 class Sel:
-    """EXTENSION (note G5): a nested selection strategy ``strategy(body WITHIN within)``.
+    """EXTENSION (docs/semantics/cel.md#cel-G5): a nested selection strategy ``strategy(body WITHIN within)``.
 
     Only meaningful under ``Options(nested_strategies="compositional")``: the block is closed (its
     body's filters mention only its own variables, its variables are invisible outside) and
@@ -274,7 +274,7 @@ def nested_sels(f: Formula) -> Iterator[Sel]:
 
 
 def has_nested(q: "Query | Formula") -> bool:
-    """True if the query's formula contains a nested selection strategy (note G5)."""
+    """True if the query's formula contains a nested selection strategy (docs/semantics/cel.md#cel-G5)."""
     f = q.formula if isinstance(q, Query) else q
     return any(True for _ in nested_sels(f))
 

@@ -1,4 +1,4 @@
-"""Semantic switches of CEL (note cel.md section 9). Every field is honoured by oracle and engine."""
+"""Semantic switches of CEL (docs/semantics/cel.md#cel-9). Every field is honoured by oracle and engine."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,12 +20,12 @@ class Options:
             Algorithms 5/6). ``"marked"`` (default): best run whose last transition is a marking
             one into a final state. ``"top_ranked"``: the paper's rule, the top-ranked final state.
             The two coincide on every automaton the compiler produces (final states are entered
-            only by marking transitions, note G14); the switch exists so that hand-built automata
+            only by marking transitions, docs/semantics/cel.md#cel-G14); the switch exists so that hand-built automata
             can be studied. The oracle implements the definition, so it is unaffected.
         nested_strategies: G5, selection strategies below the top level (``A AS x ; NXT(psi)``;
             the paper defines ``SEL(phi)`` only relative to ``[[phi]](S)``). ``"reject"``
             (default): a nested strategy is an error (``ParseError`` naming this switch), raised
-            by the parser and by every evaluation entry point. ``"compositional"``: the note's
+            by the parser and by every evaluation entry point. ``"compositional"``: docs/semantics/cel.md's
             compositional CEA reading. ``SEL(psi)`` (optionally ``SEL(psi WITHIN n)``) is *closed*:
             psi's filters may not mention variables defined outside it, and psi's variables are
             local (invisible outside; an outer FILTER may not mention them, an outer atom may

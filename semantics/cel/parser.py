@@ -1,11 +1,11 @@
 """Parser for CEL queries (lark, Earley), producing :mod:`ceplab.semantics.cel.ast` values.
 
-Syntax (paper section 3, note cel.md section 2): ``R AS x``, ``phi FILTER P``, ``phi OR phi``,
+Syntax (paper section 3, docs/semantics/cel.md#cel-2): ``R AS x``, ``phi FILTER P``, ``phi OR phi``,
 ``phi ; phi``, ``phi+``, parentheses, selection strategies ``STRICT(phi)``, ``NXT(phi)`` (also
 ``NEXT``), ``LAST(phi)``, ``MAX(phi)`` (``ALL``/``ANY`` = no strategy) around the whole formula, and
 the project extensions ``phi WITHIN n`` (whole formula, or inside a strategy) and ``phi AND phi``.
 
-Nested strategies (``A AS x ; NXT(B AS y)``, EXTENSION, note G5) are always parsed into
+Nested strategies (``A AS x ; NXT(B AS y)``, EXTENSION, docs/semantics/cel.md#cel-G5) are always parsed into
 :class:`ceplab.semantics.cel.ast.Sel` nodes; whether they are accepted depends on
 ``Options.nested_strategies`` (``"reject"`` by default), checked by
 :func:`ceplab.semantics.cel.analysis.check_nested_strategies` here (``options`` argument) and again by the
@@ -14,7 +14,7 @@ no inner variable outside) is checked always. Predicates are boolean
 combinations (AND, OR, NOT, parentheses, TRUE, FALSE) of ``x.a OP c`` and ``x.a OP y.b`` with OP in
 ``< <= = != >= >`` (``==`` and ``<>`` are accepted as ``=`` and ``!=``).
 
-After parsing, :func:`parse` checks strong well-formedness (note G3) via
+After parsing, :func:`parse` checks strong well-formedness (docs/semantics/cel.md#cel-G3) via
 :func:`ceplab.semantics.cel.analysis.check_well_formed`.
 """
 from __future__ import annotations
@@ -145,7 +145,7 @@ def _describe(e: UnexpectedInput, text: str) -> str:
         val = str(tok)
         if tok.type == "STRATEGY":
             return (f"selection strategy {val} is allowed only around the whole formula "
-                    "(nested strategies are not defined by the paper; note cel.md G5)")
+                    "(nested strategies are not defined by the paper; docs/semantics/cel.md#cel-G5)")
         if tok.type == "WITHIN":
             return "WITHIN applies only to the whole formula (write it last, inside the strategy)"
         return f"unexpected {val!r}"
@@ -155,7 +155,7 @@ def _describe(e: UnexpectedInput, text: str) -> str:
         word = rest.split()[0] if rest.split() else rest[:1]
         if word.upper().startswith(("STRICT", "NXT", "NEXT", "LAST", "MAX")):
             return (f"selection strategy {word.split('(')[0]} is allowed only around the whole "
-                    "formula (note cel.md G5)")
+                    "formula (docs/semantics/cel.md#cel-G5)")
         if word.upper().startswith("WITHIN"):
             return "WITHIN applies only to the whole formula (write it last, inside the strategy)"
         return f"unexpected {word!r}"
@@ -168,7 +168,7 @@ def parse(text: str, file: str | None = None, check: bool = True, options=None) 
     Args:
         text: the query.
         file: file name for error messages (default ``"<string>"``).
-        check: run the strong well-formedness check (note G3). Default True.
+        check: run the strong well-formedness check (docs/semantics/cel.md#cel-G3). Default True.
         options: :class:`ceplab.semantics.cel.options.Options` deciding whether nested strategies are
             accepted (``nested_strategies``); default ``Options()``, which rejects them.
 

@@ -1,4 +1,4 @@
-"""Predicate semantics for CEL filters (note cel.md G6), shared by oracle and engine.
+"""Predicate semantics for CEL filters (docs/semantics/cel.md#cel-G6), shared by oracle and engine.
 
 A predicate is a set of tuples: ``x.temp > 40`` holds exactly on the events that *have* ``temp`` with
 a value above 40; an event lacking the attribute (or holding a value of another kind) is not in it,

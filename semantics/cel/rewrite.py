@@ -1,8 +1,8 @@
-"""Syntactic rewritings of CEL formulas (paper section 5 and Appendix B; note cel.md section 4).
+"""Syntactic rewritings of CEL formulas (paper section 5 and Appendix B; docs/semantics/cel.md#cel-4).
 
-Every function here maps a formula to an *equivalent* one (note 4.2: ``phi == psi`` iff
+Every function here maps a formula to an *equivalent* one (docs/semantics/cel.md#cel-4.2: ``phi == psi`` iff
 ``[[phi]](S) = [[psi]](S)`` for every stream S) and is pure: inputs are never mutated, outputs are
-fresh frozen AST values. Inputs must be strongly well-formed (note G3,
+fresh frozen AST values. Inputs must be strongly well-formed (docs/semantics/cel.md#cel-G3,
 :func:`ceplab.semantics.cel.analysis.check_well_formed`); that is what :func:`ceplab.semantics.cel.parser.parse`
 guarantees. Every public rewrite also accepts a :class:`~ceplab.semantics.cel.ast.Query` and then rewrites
 its formula, keeping strategy and window (strategies and ``WITHIN`` only look at ``[[phi]](S)``, so
@@ -11,27 +11,27 @@ an equivalent formula gives an equivalent query).
 Public functions:
 
 ``alpha_rename(f)``
-    Note G3 / 10.3 item 1: every ``+`` body gets fresh names (``x__1``, ``x__2``, ... in pre-order)
+    docs/semantics/cel.md#cel-G3 / #cel-10.3 item 1: every ``+`` body gets fresh names (``x__1``, ``x__2``, ... in pre-order)
     for its vdef+ variables, and the references to them inside the body are rewritten.
 ``dnf(f)``, ``dnf_size(f)``
     Lemma 2: OR pushed to the top except under ``+``; ``+`` bodies normalised recursively.
     ``dnf_size`` is the exact node count of ``dnf(f)``, computed without building it.
 ``safe_rewrite(f)``
     Theorem 1 / Lemma B.12: DNF, then drop the unsafe disjuncts bottom-up, starting inside the
-    ``+`` bodies. ``FalseF`` if nothing is left (note G7).
+    ``+`` bodies. ``FalseF`` if nothing is left (docs/semantics/cel.md#cel-G7).
 ``lp_normal_form(f)``
     Theorem 2 / Appendix B.2: unary filters sit directly on the atom that defines their variable.
 ``engine_form(f)``
     ``alpha_rename -> safe_rewrite -> lp_normal_form``: what the automaton compiler (Theorem 3)
     needs. The result is safe and LP-normal (``FalseF`` possible); binary filters are untouched.
 ``simplify(f)``, ``simplify_pred(p)``
-    TRUE/FALSE predicate simplification and ``FalseF`` propagation (note G7).
+    TRUE/FALSE predicate simplification and ``FalseF`` propagation (docs/semantics/cel.md#cel-G7).
 
 Conventions chosen here (project decisions, documented in the functions):
 
-* ``FalseF`` (note G7) is the unit of OR and absorbing for ``;``, ``+``, ``FILTER`` and ``AND``.
+* ``FalseF`` (docs/semantics/cel.md#cel-G7) is the unit of OR and absorbing for ``;``, ``+``, ``FILTER`` and ``AND``.
   ``phi FILTER TRUE`` is ``phi`` and ``phi FILTER FALSE`` is ``FalseF``.
-* ``AND`` (EXTENSION, note G8: ``C`` in both sides under the *same* valuation) distributes over OR,
+* ``AND`` (EXTENSION, docs/semantics/cel.md#cel-G8: ``C`` in both sides under the *same* valuation) distributes over OR,
   so DNF treats it like ``;``: ``(a OR b) AND c == (a AND c) OR (b AND c)``. Lemma B.8 holds for
   AND (every vdef+ variable of either side is in C), so an unsafe ``;`` inside an AND still makes its
   disjunct unsatisfiable and is dropped. Safety is checked on ``;`` only (as
@@ -41,10 +41,10 @@ Conventions chosen here (project decisions, documented in the functions):
   reject. Filters are pushed into both sides of an AND (both are evaluated under the same
   valuation).
 * A filter predicate over several variables that contains no genuinely binary comparison (e.g.
-  ``x.v = 0 OR y.v = 1``) is the paper's AND/OR sugar (note 2.1) and is split into unary filters
+  ``x.v = 0 OR y.v = 1``) is the paper's AND/OR sugar (docs/semantics/cel.md#cel-2.1) and is split into unary filters
   by :func:`lp_normal_form`; genuinely binary comparisons ``x.a OP y.b`` (x != y) stay where they
   are, conjoined into one filter per original filter, stacked above the unary ones.
-* ``NOT x.v < 1`` is *not* ``x.v >= 1`` (an event lacking ``v`` is in the complement, note G6), so
+* ``NOT x.v < 1`` is *not* ``x.v >= 1`` (an event lacking ``v`` is in the complement, docs/semantics/cel.md#cel-G6), so
   negations of comparisons are never folded into the comparison.
 
 All rewrites are exponential in the worst case (Theorems 1 and 2); every public rewrite takes
@@ -116,11 +116,11 @@ def _pand_all(items: Iterable[Pred]) -> Pred:
     return out
 
 
-# ================================================================ simplification (note G7)
+# ================================================================ simplification (docs/semantics/cel.md#cel-G7)
 def simplify_pred(p: Pred) -> Pred:
     """Fold TRUE/FALSE, double negation and idempotent AND/OR in a predicate.
 
-    Only laws valid for predicates as *sets of tuples* are used (note G6): ``NOT`` of a comparison is
+    Only laws valid for predicates as *sets of tuples* are used (docs/semantics/cel.md#cel-G6): ``NOT`` of a comparison is
     kept as is (``NOT x.v < 1`` also holds on events without ``v``).
     """
     if isinstance(p, PAnd):
@@ -158,7 +158,7 @@ def simplify_pred(p: Pred) -> Pred:
 
 
 def simplify(f: Formula) -> Formula:
-    """Simplify TRUE/FALSE predicates and propagate ``FalseF`` (note G7).
+    """Simplify TRUE/FALSE predicates and propagate ``FalseF`` (docs/semantics/cel.md#cel-G7).
 
     ``psi FILTER TRUE -> psi``; ``psi FILTER FALSE -> FalseF``; ``FalseF`` is the unit of OR and
     absorbing for ``;``, ``+``, ``AND`` and ``FILTER``; ``a OR a -> a``. Equivalence-preserving.
@@ -198,7 +198,7 @@ def simplify(f: Formula) -> Formula:
     raise TypeError(f"not a CEL formula: {f!r}")
 
 
-# ================================================================ alpha-renaming (note G3)
+# ================================================================ alpha-renaming (docs/semantics/cel.md#cel-G3)
 def _rename_pred(p: Pred, env: dict[str, str]) -> Pred:
     if isinstance(p, Cmp):
         return Cmp(env.get(p.var, p.var), p.attr, p.op, p.value)
@@ -226,7 +226,7 @@ def _all_names(f: Formula) -> set[str]:
 
 @_on_query
 def alpha_rename(f: Formula) -> Formula:
-    """Rename the iteration-local variables of every ``+`` apart (note G3, 10.3 item 1).
+    """Rename the iteration-local variables of every ``+`` apart (docs/semantics/cel.md#cel-G3, #cel-10.3 item 1).
 
     For every ``rho+`` (pre-order), each ``x`` in ``vdef+(rho)`` is renamed to a fresh ``x__k``
     (``k`` = 1, 2, ... counting across the formula; names already in the formula are skipped) in
@@ -236,7 +236,7 @@ def alpha_rename(f: Formula) -> Formula:
     correlating with the outer ``x``). Top-level variables are never renamed.
 
     Equivalence: ``[[rho+]](S, nu)`` does not depend on ``nu`` restricted to ``vdef+(rho)`` and
-    each round overwrites exactly those variables (note 3.1), so consistent renaming inside the
+    each round overwrites exactly those variables (docs/semantics/cel.md#cel-3.1), so consistent renaming inside the
     body is invisible. Deterministic: equal inputs give equal outputs.
 
     Args:
@@ -340,7 +340,7 @@ def disjuncts(f: Formula) -> list[Formula]:
 
 @_on_query
 def dnf(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
-    """Disjunctive normal form (Lemma 2; note 4.2).
+    """Disjunctive normal form (Lemma 2; docs/semantics/cel.md#cel-4.2).
 
     Rules: atoms unchanged; ``(psi1 OR .. OR psin) FILTER P -> OR_i (psi_i FILTER P)``;
     ``(psi_i)_i ; (chi_j)_j -> OR_ij (psi_i ; chi_j)`` and the same for ``AND`` (EXTENSION: both
@@ -388,7 +388,7 @@ def _fix_plus_bodies(d: Formula) -> Formula:
 
 @_on_query
 def safe_rewrite(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
-    """An equivalent *safe* formula (Theorem 1 via Lemma 2 and Lemma B.12; note 4.2, G7).
+    """An equivalent *safe* formula (Theorem 1 via Lemma 2 and Lemma B.12; docs/semantics/cel.md#cel-4.2, #cel-G7).
 
     Steps: :func:`dnf`; then, bottom-up starting with the innermost ``+`` bodies (which are in DNF
     themselves), delete every disjunct that is not safe (some ``l ; r`` outside ``+`` with
@@ -400,11 +400,11 @@ def safe_rewrite(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
     *not* done for AND).
 
     Args:
-        f: a formula (or Query); should be strongly well-formed (note G3) and, if it has ``+``
+        f: a formula (or Query); should be strongly well-formed (docs/semantics/cel.md#cel-G3) and, if it has ``+``
             bodies that shadow outer names, alpha-renamed first (:func:`engine_form` does both).
     Returns:
         A safe formula in DNF (``analysis.is_safe`` holds), or ``FalseF()`` if every disjunct was
-        unsafe (note G7).
+        unsafe (docs/semantics/cel.md#cel-G7).
     Raises:
         UnsupportedError: the DNF would exceed ``max_nodes``.
     """
@@ -443,7 +443,7 @@ def _pred_dnf(p: Pred, neg: bool, limit: int) -> list[list[Pred]]:
 
 
 def _split_filter(body: Formula, pred: Pred, limit: int) -> Formula:
-    """``body FILTER pred`` with the predicate decomposed by the AND/OR sugar (note 2.1).
+    """``body FILTER pred`` with the predicate decomposed by the AND/OR sugar (docs/semantics/cel.md#cel-2.1).
 
     Conjuncts over one variable become unary filters (one per variable, stacked innermost);
     conjuncts containing a genuinely binary comparison are conjoined into one filter; conjuncts
@@ -482,7 +482,7 @@ def _split_filter(body: Formula, pred: Pred, limit: int) -> Formula:
 
 @_on_query
 def split_filters(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
-    """Apply the AND/OR filter sugar (note 2.1) so that no filter mixes variables needlessly.
+    """Apply the AND/OR filter sugar (docs/semantics/cel.md#cel-2.1) so that no filter mixes variables needlessly.
 
     Every filter whose predicate mentions two or more variables is decomposed: each conjunct over
     a single variable becomes its own unary filter; a conjunct over several variables without any
@@ -593,7 +593,7 @@ def _pop_up(f: Formula, limit: int) -> Formula:
         if k < 0:
             raise WellFormednessError(
                 x, f"variable {x} in FILTER {flt.pred} is not bound where the filter applies "
-                   "(not strongly well-formed, note cel.md G3); the LP rewrite needs it bound")
+                   "(not strongly well-formed, docs/semantics/cel.md#cel-G3); the LP rewrite needs it bound")
         anc = path[k][0]
         p = flt.pred
         pos = simplify(Filter(_case(anc, x, p, PTrue()), p))
@@ -664,11 +664,11 @@ def _merge_stacks(g: Formula) -> Formula:
 
 @_on_query
 def lp_normal_form(f: Formula, max_nodes: int = MAX_NODES, rename: bool = True) -> Formula:
-    """An equivalent formula in LP-normal form (Theorem 2, Appendix B.2; note 4.3, G17).
+    """An equivalent formula in LP-normal form (Theorem 2, Appendix B.2; docs/semantics/cel.md#cel-4.3, #cel-G17).
 
     Steps:
       1. :func:`alpha_rename` (unless ``rename=False``), so that no ``+`` body shadows an outer
-         name (the proof's implicit renaming; note G3).
+         name (the proof's implicit renaming; docs/semantics/cel.md#cel-G3).
       2. :func:`split_filters`: predicates over several variables built from unary comparisons are
          split by the AND/OR sugar; genuinely binary comparisons stay in one filter.
       3. Pop-up: while some unary ``psi FILTER P(x)`` has ``x`` not in ``bound(psi)``, take the
@@ -704,7 +704,7 @@ def lp_normal_form(f: Formula, max_nodes: int = MAX_NODES, rename: bool = True) 
 
 @_on_query
 def engine_form(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
-    """The normal form the automaton compiler needs (note 10.3 item 1, paper Figure 3 pipeline).
+    """The normal form the automaton compiler needs (docs/semantics/cel.md#cel-10.3 item 1, paper Figure 3 pipeline).
 
     ``alpha_rename`` -> ``safe_rewrite`` (Theorem 1) -> ``lp_normal_form`` (Theorem 2).
 

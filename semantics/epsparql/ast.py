@@ -1,11 +1,11 @@
 """EP-SPARQL abstract syntax: the algebra of the paper's section 4.2 (Anicic, Fodor, Rudolph, Stojanovic,
-"EP-SPARQL: a unified language for event processing and stream reasoning", WWW 2011; note epsparql.md 2.3, 3).
+"EP-SPARQL: a unified language for event processing and stream reasoning", WWW 2011; docs/semantics/epsparql.md#epsparql-2.3, #epsparql-3).
 
 This module is the contract between the parser (``semantics/epsparql/parser.py``), the clingo oracle
 (``asp/epsparql.py``) and the incremental engine (``engine/epsparql``).  Terms are rdflib terms
 (``URIRef``, ``Literal``, ``BNode``) and rdflib ``Variable``; every node is a frozen, hashable dataclass.
 
-Graph patterns evaluate to sets of solutions ``(mu, t_alpha, t_omega)`` (note 3.1-3.3):
+Graph patterns evaluate to sets of solutions ``(mu, t_alpha, t_omega)`` (docs/semantics/epsparql.md#epsparql-3.1 to #epsparql-3.3):
 
 ==================  =========================================  ===============================================
 node                syntax                                     algebra (paper section 4.2)
@@ -26,18 +26,18 @@ node                syntax                                     algebra (paper se
 ``Project``         a sub-select's projection                  SPARQL ``Project``
 ==================  =========================================  ===============================================
 
-The optional operators carry the filter ``F`` of their optional operand's group (note A8: a FILTER written
+The optional operators carry the filter ``F`` of their optional operand's group (docs/semantics/epsparql.md#epsparql-A8: a FILTER written
 inside the optional group becomes ``F``; all other FILTERs of a group apply to the whole group); ``None``
 means ``true``.
 
-Expressions (filters, projections) are SPARQL expressions with three-valued evaluation (note A11): ``Var``,
+Expressions (filters, projections) are SPARQL expressions with three-valued evaluation (docs/semantics/epsparql.md#epsparql-A11): ``Var``,
 ``Const`` (an rdflib term), arithmetic ``Arith``, unary ``Neg``, comparisons ``Cmp``, ``And``, ``Or``,
 ``Not``, ``Bound`` and the paper's time functions ``TimeFn`` (``getDURATION()``, ``getSTARTTIME()``,
-``getENDTIME()``), evaluated over the interval of the group pattern the FILTER belongs to (note 3.2).
+``getENDTIME()``), evaluated over the interval of the group pattern the FILTER belongs to (docs/semantics/epsparql.md#epsparql-3.2).
 
 Queries: :class:`Select` (projection, optional ``DISTINCT`` ignored: results are sets, A10) and
 :class:`Construct` (template triples; the CONSTRUCT rules of a :class:`QuerySet` feed their triples back into
-the stream: the Q-closure of note 3.6).  Positions ``pos`` are ``(line, column)`` in the query file, for error
+the stream: the Q-closure of docs/semantics/epsparql.md#epsparql-3.6).  Positions ``pos`` are ``(line, column)`` in the query file, for error
 messages; they do not take part in equality.
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ class Const:
 
 @dataclass(frozen=True)
 class Arith:
-    """``left op right`` with ``op`` in ``+ - * /`` (exact: integers and decimals as fractions, note A11)."""
+    """``left op right`` with ``op`` in ``+ - * /`` (exact: integers and decimals as fractions, docs/semantics/epsparql.md#epsparql-A11)."""
     op: str
     left: "Expr"
     right: "Expr"
@@ -125,7 +125,7 @@ class Bound:
 @dataclass(frozen=True)
 class TimeFn:
     """``getDURATION()`` (``name="DURATION"``: ``t_omega - t_alpha``), ``getSTARTTIME()`` (``t_alpha``),
-    ``getENDTIME()`` (``t_omega``), in ticks (note 3.2, A15)."""
+    ``getENDTIME()`` (``t_omega``), in ticks (docs/semantics/epsparql.md#epsparql-3.2, #epsparql-A15)."""
     name: str
     pos: Pos = _pos()
 
@@ -145,7 +145,7 @@ class TriplePattern:
 
 @dataclass(frozen=True)
 class BGP:
-    """A basic graph pattern (a triples block); never empty (note A20)."""
+    """A basic graph pattern (a triples block); never empty (docs/semantics/epsparql.md#epsparql-A20)."""
     triples: tuple[TriplePattern, ...]
     pos: Pos = _pos()
 
@@ -252,7 +252,7 @@ class Select:
 class Construct:
     """``CONSTRUCT { template } WHERE {...}``: every solution that binds all template variables
     (``construct_unbound``) adds the instantiated template triples to the stream with the solution's interval
-    (note 3.6, A13); blank nodes in the template are Skolemised per solution (A13c)."""
+    (docs/semantics/epsparql.md#epsparql-3.6, #epsparql-A13); blank nodes in the template are Skolemised per solution (A13c)."""
     template: tuple[TriplePattern, ...]
     where: Pattern
     name: Optional[str] = None
@@ -264,7 +264,7 @@ Query = Union[Select, Construct]
 
 @dataclass(frozen=True)
 class QuerySet:
-    """The queries of one file: CONSTRUCT rules (evaluated to the Q-closure, note 3.6) and SELECT queries whose
+    """The queries of one file: CONSTRUCT rules (evaluated to the Q-closure, docs/semantics/epsparql.md#epsparql-3.6) and SELECT queries whose
     results are the answer.  ``prefixes`` maps prefix -> namespace IRI (informational)."""
     queries: tuple[Query, ...]
     prefixes: tuple[tuple[str, str], ...] = ()

@@ -1,7 +1,7 @@
-"""Semantic switches of EP-SPARQL (note epsparql.md section 8).
+"""Semantic switches of EP-SPARQL (docs/semantics/epsparql.md#epsparql-8).
 
 Every ambiguity of the paper that changes answers is a field of :class:`Options`, honoured by the clingo oracle
-(``asp/epsparql.py``) and the incremental engine (``engine/epsparql``).  The defaults are the note's
+(``asp/epsparql.py``) and the incremental engine (``engine/epsparql``).  The defaults are docs/semantics/epsparql.md's
 recommended (repaired) readings; :data:`PAPER_LITERAL` sets every switch to the printed reading.
 """
 from __future__ import annotations
@@ -71,11 +71,11 @@ class Options:
 PAPER_LITERAL = Options(optional_end="strict", srj_filter_interval="mandatory", lj_filter_interval="mandatory",
                         optional_filter="operand", bgp_mode="per_pattern", construct_unbound="drop_solution",
                         output="set", filter_errors="three_valued")
-"""Every switch at the paper's printed reading (section 4.2 as printed): the regression profile of note 8."""
+"""Every switch at the paper's printed reading (section 4.2 as printed): the regression profile of docs/semantics/epsparql.md#epsparql-8."""
 
 
 def profile(name: str) -> Options:
-    """A named switch profile: ``"default"`` (the note's repaired readings) or ``"paper_literal"``.
+    """A named switch profile: ``"default"`` (docs/semantics/epsparql.md's repaired readings) or ``"paper_literal"``.
 
     Raises:
         ValueError: an unknown profile name.

@@ -1,34 +1,34 @@
-"""Parser for EP-SPARQL query files (note epsparql.md 2.1-2.3), producing :mod:`ceplab.semantics.epsparql.ast` values.
+"""Parser for EP-SPARQL query files (docs/semantics/epsparql.md#epsparql-2.1 to #epsparql-2.3), producing :mod:`ceplab.semantics.epsparql.ast` values.
 
 A file holds PREFIX/BASE declarations followed by one or more SELECT and CONSTRUCT queries written **one after
 another** (no separator; a query ends where the next ``SELECT``/``CONSTRUCT`` keyword begins).  Declarations
 apply to the whole file and must precede the first query.  ``rdf:``, ``rdfs:``, ``xsd:`` and ``owl:`` are
 predeclared (the paper writes ``xsd:duration`` without a declaration); every other prefix, including the
-empty prefix ``:``, must be declared.  Bare names (``hasStockPrice`` as in the note's shorthand) are not RDF
+empty prefix ``:``, must be declared.  Bare names (``hasStockPrice`` as in docs/semantics/epsparql.md's shorthand) are not RDF
 terms and are rejected with a message that says how to write them.
 
-Grammar (``grammar.lark``; a delta against SPARQL 1.0/1.1, note 2.2):
+Grammar (``grammar.lark``; a delta against SPARQL 1.0/1.1, docs/semantics/epsparql.md#epsparql-2.2):
 
 * ``SELECT [DISTINCT|REDUCED] (?v | (expr AS ?v) | * )`` -- DISTINCT/REDUCED are accepted and ignored (results
-  are sets, A10).  The paper's unparenthesised forms are accepted where they are unambiguous (note A16):
+  are sets, A10).  The paper's unparenthesised forms are accepted where they are unambiguous (docs/semantics/epsparql.md#epsparql-A16):
   ``?count AS ?prevcount + 1`` (query (5): a variable on the left, a non-variable expression on the right,
   read *reversed* as ``(?prevcount + 1 AS ?count)``) and ``?sum / ?count AS ?average`` (query (6): the SPARQL
   1.1 order without parentheses).  ``?a AS ?b`` (a variable on both sides) is rejected: the two conventions
-  disagree on which variable is bound (note A16).
+  disagree on which variable is bound (docs/semantics/epsparql.md#epsparql-A16).
 * ``CONSTRUCT { template } WHERE ...`` or the manual's ``CONSTRUCT s p o . WHERE ...`` (no braces).
 * ``WHERE`` is optional.  The WHERE clause is either a group or the paper's implicit outer group
-  ``{A} SEQ {B} SEQ {C} FILTER(...)`` (note 2.1): a chain followed by FILTERs, read as ``{ {A} SEQ {B} SEQ {C}
+  ``{A} SEQ {B} SEQ {C} FILTER(...)`` (docs/semantics/epsparql.md#epsparql-2.1): a chain followed by FILTERs, read as ``{ {A} SEQ {B} SEQ {C}
   FILTER(...) }``.
 * Groups hold triples blocks (``;`` ``,`` ``a``), nested chains ``{A} op {B} op ...`` with op in ``UNION SEQ
   EQUALS OPTIONALSEQ EQUALSOPTIONAL``, ``OPTIONAL {..}``, ``FILTER`` and sub-selects ``{ SELECT ... }``.
-  **All five chain operators have one precedence level and fold LEFT** (note A9): ``{A} SEQ {B} OPTIONALSEQ
+  **All five chain operators have one precedence level and fold LEFT** (docs/semantics/epsparql.md#epsparql-A9): ``{A} SEQ {B} OPTIONALSEQ
   {C}`` is ``SeqRightJoin(SeqJoin(A, B), C)``; write braces to group otherwise.
 * FILTER expressions: ``|| && ! < <= = != > >= + - * /``, unary minus, ``BOUND(?x)``, ``getDURATION()``,
   ``getSTARTTIME()``, ``getENDTIME()``, literals (integers, decimals, doubles, strings, booleans, typed
   literals such as ``"P30D"^^xsd:duration``), IRIs.  A minus sign written directly before a number is part of
   the number (``-5`` is the constant -5, SPARQL's NumericLiteralNegative); ``-(5)`` is ``Neg(5)``.
 
-Translation (SPARQL 1.0 section 12.2, note 2.3): a triples block is a ``BGP`` (adjacent blocks separated only by
+Translation (SPARQL 1.0 section 12.2, docs/semantics/epsparql.md#epsparql-2.3): a triples block is a ``BGP`` (adjacent blocks separated only by
 FILTERs are one BGP, as in SPARQL 1.1), juxtaposition is ``Join`` folded left (``Join(Z, A) = A``), UNION
 ``Union_``, ``OPTIONAL`` -> ``LeftJoin(G, A, F)``, SEQ ``SeqJoin``, EQUALS ``EqJoin``, OPTIONALSEQ
 ``SeqRightJoin(optional=left, mandatory=right, F)``, EQUALSOPTIONAL ``EqLeftJoin(left, right, F)``.  ``F`` of an
@@ -221,7 +221,7 @@ class _ToAst(Transformer):
     def _check_literal(self, lit: Literal, pos: A.Pos) -> Literal:
         if lit.datatype in (XSD.duration, XSD.dayTimeDuration, XSD.yearMonthDuration):
             if lit.datatype == XSD.yearMonthDuration:
-                raise self._err(f"{lit.n3()}: xsd:yearMonthDuration has no fixed length in ticks (note A15); "
+                raise self._err(f"{lit.n3()}: xsd:yearMonthDuration has no fixed length in ticks (docs/semantics/epsparql.md#epsparql-A15); "
                                 "write an xsd:duration in days, e.g. \"P30D\"^^xsd:duration", pos)
             try:
                 check_duration(lit)
@@ -230,7 +230,7 @@ class _ToAst(Transformer):
             return lit
         if lit.datatype in (XSD.double, XSD.float):
             raise self._err(f"{lit.n3()}: xsd:double/xsd:float are not supported: arithmetic is exact (integers and "
-                            "decimals, note A11); write it as an xsd:decimal", pos)
+                            "decimals, docs/semantics/epsparql.md#epsparql-A11); write it as an xsd:decimal", pos)
         if lit.datatype == XSD.dateTime and getattr(lit, "ill_typed", False):
             raise self._err(f"malformed xsd:dateTime {lit.n3()} (expected e.g. \"2011-01-01T00:00:00Z\")", pos)
         try:
@@ -247,7 +247,7 @@ class _ToAst(Transformer):
             s = "-" + s
         if re.search(r"[eE]", s):
             raise self._err(f"the double {s} is not supported: EP-SPARQL arithmetic here is exact (integers and "
-                            "decimals, note A11); write it as a decimal", _tp(tok))
+                            "decimals, docs/semantics/epsparql.md#epsparql-A11); write it as a decimal", _tp(tok))
         dt = XSD.decimal if "." in s else XSD.integer
         return canonical_term(Literal(s, datatype=dt))
 
@@ -390,7 +390,7 @@ class _ToAst(Transformer):
                 _, a, opos = el
                 if g is None:
                     raise self._err("OPTIONAL needs a mandatory pattern before it in the same group "
-                                    "(an optional part alone has no interval; note A20)", opos)
+                                    "(an optional part alone has no interval; docs/semantics/epsparql.md#epsparql-A20)", opos)
                 if isinstance(a, A.Filter):
                     g = A.LeftJoin(g, a.pattern, a.expr, pos=opos)
                 else:
@@ -402,8 +402,8 @@ class _ToAst(Transformer):
         if g is None:
             if filters:
                 raise self._err("this group has only FILTERs and no triple pattern, so it matches nothing and "
-                                "getDURATION()/getSTARTTIME()/getENDTIME() have no interval (note A20)", pos)
-            raise self._err("empty group pattern '{}': it matches no triple and has no interval (note A20)", pos)
+                                "getDURATION()/getSTARTTIME()/getENDTIME() have no interval (docs/semantics/epsparql.md#epsparql-A20)", pos)
+            raise self._err("empty group pattern '{}': it matches no triple and has no interval (docs/semantics/epsparql.md#epsparql-A20)", pos)
         if filters:
             g = A.Filter(_conj(filters), g, pos=pos)
         return g
@@ -479,9 +479,9 @@ class _ToAst(Transformer):
         if isinstance(left, A.Var) and isinstance(right, A.Var):
             raise self._err(f"ambiguous projection '?{left.var} AS ?{right.var}': SPARQL 1.1 writes "
                             f"(expr AS ?v) but the paper's query (5) writes ?v AS expr, so it is unclear which "
-                            f"variable is bound (note A16); write (?{right.var} AS ?{left.var}) or "
+                            f"variable is bound (docs/semantics/epsparql.md#epsparql-A16); write (?{right.var} AS ?{left.var}) or "
                             f"(?{left.var} AS ?{right.var})", pos)
-        if isinstance(left, A.Var):      # the paper's reversed ?v AS expr (query (5), note A16)
+        if isinstance(left, A.Var):      # the paper's reversed ?v AS expr (query (5), docs/semantics/epsparql.md#epsparql-A16)
             return ("expr", left.var, right, pos)
         if isinstance(right, A.Var):     # expr AS ?v without parentheses (query (6))
             return ("expr", right.var, left, pos)
@@ -588,7 +588,7 @@ def _ordered_vars(p: A.Pattern) -> list[Variable]:
 
 
 # -------------------------------------------------------------------------------------------- error messages
-#: Operators of the ETALIS implementation's EP-SPARQL parser that are not in the paper's language (note 2.2).
+#: Operators of the ETALIS implementation's EP-SPARQL parser that are not in the paper's language (docs/semantics/epsparql.md#epsparql-2.2).
 ETALIS_OPS = frozenset({"AND", "PAR", "OR", "MEETS", "DURING", "STARTS", "FINISHES", "WITHIN", "DO", "CNOT",
                         "NOT", "SEQUENTIONAL", "STARSEQ", "ANDTHEN"})
 #: SPARQL keywords outside the supported fragment.
@@ -618,21 +618,21 @@ def _describe(e: UnexpectedInput, text: str, line: int, col: int) -> str:
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", word):
         if up == "SEQUENTIONAL":
             return ("no operator 'Sequentional': the paper only mentions it as a hypothetical operator that would "
-                    "break timewise monotonicity (note E7); supported: UNION, SEQ, EQUALS, OPTIONALSEQ, "
+                    "break timewise monotonicity (docs/semantics/epsparql.md#epsparql-E7); supported: UNION, SEQ, EQUALS, OPTIONALSEQ, "
                     "EQUALSOPTIONAL, OPTIONAL")
         if up in ETALIS_OPS:
             return (f"unknown operator {word!r}: the ETALIS implementation accepts it between groups, but the "
                     "paper's EP-SPARQL has only UNION, SEQ, EQUALS, OPTIONALSEQ, EQUALSOPTIONAL and OPTIONAL "
-                    "(note 2.2)")
+                    "(docs/semantics/epsparql.md#epsparql-2.2)")
         if up in UNSUPPORTED_SPARQL:
             return (f"SPARQL keyword {word!r} is not supported (the EP-SPARQL fragment has SELECT, CONSTRUCT, "
-                    "WHERE, OPTIONAL, UNION, FILTER, BOUND and the temporal operators; note 2.2)")
+                    "WHERE, OPTIONAL, UNION, FILTER, BOUND and the temporal operators; docs/semantics/epsparql.md#epsparql-2.2)")
         if up in ("SELECT", "CONSTRUCT", "WHERE", "FILTER", "OPTIONAL", "UNION", "SEQ", "EQUALS",
                   "OPTIONALSEQ", "EQUALSOPTIONAL", "PREFIX", "BASE", "AS"):
             return f"unexpected keyword {word!r} here"
         if word.startswith("get"):
             return (f"unknown function {word!r} (EP-SPARQL adds getDURATION(), getSTARTTIME(), getENDTIME(); "
-                    "note 2.1)")
+                    "docs/semantics/epsparql.md#epsparql-2.1)")
         return (f"bare name {word!r} is not an RDF term: write a prefixed name (:{word}, after "
                 f"PREFIX : <http://example.org/>) or an IRI <http://example.org/{word}>")
     if isinstance(e, UnexpectedToken) and e.token.type == "AS":
@@ -756,7 +756,7 @@ def _optional_operand(p: A.Pattern, f: Optional[A.Expr], px) -> str:
     if f is None:
         if isinstance(p, A.Filter):
             raise ValueError("an optional operand that is a Filter with F = None has no concrete syntax "
-                             "(its FILTER would become the operator's F, note 2.3)")
+                             "(its FILTER would become the operator's F, docs/semantics/epsparql.md#epsparql-2.3)")
         return _pat(p, px)
     return "{ " + _pat(p, px) + f" FILTER {_expr_top(f, px)} }}"
 

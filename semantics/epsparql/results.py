@@ -6,14 +6,14 @@ A result is one of
   among the SELECT queries of the file, in file order), ``mapping`` the projected solution mapping as a sorted
   tuple of ``(variable name, canonical term)`` (unbound variables are absent), on the interval
   ``[start, end]`` (ticks).  ``count`` is ``None`` under ``Options.output="set"``; under ``"bag"`` it is the
-  number of full solutions that project onto the row (note A10, E4).
+  number of full solutions that project onto the row (docs/semantics/epsparql.md#epsparql-A10, #epsparql-E4).
 * ``Derived(s, p, o, start, end)``: a triple occurrence the CONSTRUCT rules add to the stream (the Q-closure
-  minus the input, note 3.6), terms canonical.
+  minus the input, docs/semantics/epsparql.md#epsparql-3.6), terms canonical.
 
 Canonical terms are N-Triples strings (``term.n3()``) after :func:`canonical_term`: numeric literals
 (``xsd:integer``, ``xsd:decimal`` and the derived integer types) are rewritten to the canonical lexical form of
 their value (``"1628.750"^^xsd:decimal`` -> ``"1628.75"^^xsd:decimal``; ``"007"^^xsd:integer`` -> ``"7"...``),
-so lexical variants of the same number are one term.  Readers apply it on ingest (note A19: duplicates are one
+so lexical variants of the same number are one term.  Readers apply it on ingest (docs/semantics/epsparql.md#epsparql-A19: duplicates are one
 occurrence), so the oracle and the engine see the same terms.
 
 JSON form (DESIGN.md section 4): ``{"mapping": {"x": "<http://a>"}, "start": 1, "end": 4}`` plus ``"query"`` and,
@@ -111,5 +111,5 @@ def from_json(j: dict) -> Result:
 
 
 def end(r: Result) -> int:
-    """The tick at which a result is determined (its end, note A1)."""
+    """The tick at which a result is determined (its end, docs/semantics/epsparql.md#epsparql-A1)."""
     return r.end

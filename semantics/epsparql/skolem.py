@@ -1,4 +1,4 @@
-"""Skolemization of the blank nodes of CONSTRUCT templates (note epsparql.md A13c).
+"""Skolemization of the blank nodes of CONSTRUCT templates (docs/semantics/epsparql.md#epsparql-A13c).
 
 Part of what an EP-SPARQL query set *means* to ceplab, shared by the oracle (``asp/epsparql.py``) and the
 engine (``engine/epsparql/evaluate.py``).  Source: Anicic, Fodor, Rudolph, Stojanovic, "EP-SPARQL: a unified
@@ -23,7 +23,7 @@ SKOLEM_PREFIX = "urn:ceplab:epsparql:sk:"
 
 
 def skolem(label: str, mapping_items: Iterable[tuple[str, str]], ta: int, tw: int) -> URIRef:
-    """The Skolem IRI of template blank node ``_:label`` for one CONSTRUCT solution (note A13c).
+    """The Skolem IRI of template blank node ``_:label`` for one CONSTRUCT solution (docs/semantics/epsparql.md#epsparql-A13c).
 
     Args:
         label: the blank node's label in the template (``str``, without ``_:``).

@@ -1,12 +1,12 @@
-"""EP-SPARQL triple streams (note epsparql.md section 1; DESIGN.md section 4).
+"""EP-SPARQL triple streams (docs/semantics/epsparql.md#epsparql-1; DESIGN.md section 4).
 
 A stream is a list of :class:`Occurrence` ``(s, p, o, start, end, position)``: an RDF triple (rdflib terms,
 numeric literals canonical, :func:`ceplab.semantics.epsparql.results.canonical_term`) occurring on the interval
-``[start, end]`` (integer ticks, ``start <= end``, note A2), in arrival order: ends non-decreasing (note A1),
+``[start, end]`` (integer ticks, ``start <= end``, docs/semantics/epsparql.md#epsparql-A2), in arrival order: ends non-decreasing (docs/semantics/epsparql.md#epsparql-A1),
 ties in file order; ``position`` is the 0-based index in the file.  Duplicates (same triple, same interval) are
 one occurrence (A19): readers keep the first.
 
-Background knowledge (note A14) is a :class:`Background`: a static RDF graph and an RDFS ontology (Turtle),
+Background knowledge (docs/semantics/epsparql.md#epsparql-A14) is a :class:`Background`: a static RDF graph and an RDFS ontology (Turtle),
 timeless; schema triples (``rdfs:subClassOf``, ``rdfs:subPropertyOf``, ``rdfs:domain``, ``rdfs:range``) are not
 allowed in the stream (A14 iv).
 
@@ -54,7 +54,7 @@ from ceplab.semantics.rdfstream import (CEPLAB, StreamElement, _Locator, dumps_t
 
 __all__ = ["CEPLAB", "SCHEMA_PREDICATES", "Occurrence", "Background", "read_line_stream", "dumps_line_stream",
            "read_trig_stream", "dumps_trig", "read_stream", "read_background", "LINE_SUFFIXES"]
-#: RDFS schema predicates: not allowed in a stream (note A14 iv); they belong to the ontology.
+#: RDFS schema predicates: not allowed in a stream (docs/semantics/epsparql.md#epsparql-A14 iv); they belong to the ontology.
 SCHEMA_PREDICATES = frozenset({RDFS.subClassOf, RDFS.subPropertyOf, RDFS.domain, RDFS.range})
 
 
@@ -70,7 +70,7 @@ class Occurrence(NamedTuple):
 
 @dataclass(frozen=True)
 class Background:
-    """Timeless background knowledge (note A14): ``graph`` static triples, ``ontology`` RDFS schema triples.
+    """Timeless background knowledge (docs/semantics/epsparql.md#epsparql-A14): ``graph`` static triples, ``ontology`` RDFS schema triples.
     Either may be None."""
     graph: Optional[Graph] = None
     ontology: Optional[Graph] = None
@@ -80,7 +80,7 @@ class Background:
 def _canon(t: Node, file, line, col) -> Node:
     if isinstance(t, Literal) and t.datatype in (XSD.double, XSD.float):
         raise StreamError(f"{t.n3()}: xsd:double/xsd:float are not supported: arithmetic is exact (integers and "
-                          "decimals, note A11); write it as an xsd:decimal", file, line, col)
+                          "decimals, docs/semantics/epsparql.md#epsparql-A11); write it as an xsd:decimal", file, line, col)
     try:
         return canonical_term(t)
     except ValueError as e:
@@ -91,7 +91,7 @@ def _check_schema(p: Node, file, line, col) -> None:
     if p in SCHEMA_PREDICATES:
         short = "rdfs:" + str(p).rsplit("#", 1)[-1]
         raise StreamError(f"schema triple ({short}) in the stream: schema triples are timeless background "
-                          "knowledge and belong in the ontology file, not in the stream (note A14 iv)",
+                          "knowledge and belong in the ontology file, not in the stream (docs/semantics/epsparql.md#epsparql-A14 iv)",
                           file, line, col)
 
 
@@ -197,11 +197,11 @@ def read_line_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
         start = times[0][0]
         end = times[1][0] if len(times) == 2 else start
         if end < start:
-            raise StreamError(f"end {end} < start {start} (intervals need start <= end, note A2)",
+            raise StreamError(f"end {end} < start {start} (intervals need start <= end, docs/semantics/epsparql.md#epsparql-A2)",
                               file, ln, times[1][1])
         if last_end is not None and end < last_end:
             raise StreamError(f"time goes backwards: this occurrence ends at {end}, after one that ends at "
-                              f"{last_end} (order the stream by end time, note A1)", file, ln, times[-1][1])
+                              f"{last_end} (order the stream by end time, docs/semantics/epsparql.md#epsparql-A1)", file, ln, times[-1][1])
         last_end = end
         occs.append(Occurrence(s, p, o, start, end, len(occs)))
     return _dedupe(occs)

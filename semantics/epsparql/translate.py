@@ -1,4 +1,4 @@
-"""Parse-level semantic switches and time constants of EP-SPARQL (note epsparql.md 2.3, A8, A15).
+"""Parse-level semantic switches and time constants of EP-SPARQL (docs/semantics/epsparql.md#epsparql-2.3, #epsparql-A8, #epsparql-A15).
 
 * :func:`apply_options` rewrites a parsed :class:`~ceplab.semantics.epsparql.ast.QuerySet` for the switches that act on
   the translation into the algebra.  Today that is ``Options.optional_filter`` (A8):
@@ -70,7 +70,7 @@ def _ticks(seconds: Fraction, lit: Literal, options: Options, what: str) -> int:
     ticks = seconds / options.tick_seconds
     if ticks.denominator != 1:
         raise ValueError(f"{what} {lit.n3()} is {seconds} s, not a whole number of ticks of "
-                         f"{options.tick_seconds} s (Options.tick_seconds, note A15)")
+                         f"{options.tick_seconds} s (Options.tick_seconds, docs/semantics/epsparql.md#epsparql-A15)")
     return int(ticks)
 
 
@@ -89,7 +89,7 @@ def duration_seconds(lit: Literal) -> Fraction:
     sign, years, months, days, hours, minutes, secs = m.groups()
     if years or months:
         raise ValueError(f"xsd:duration {lit.n3()} has a year or month component: years and months have no "
-                         "fixed length in ticks (note A15); write days, e.g. \"P30D\"")
+                         "fixed length in ticks (docs/semantics/epsparql.md#epsparql-A15); write days, e.g. \"P30D\"")
     total = (Fraction(int(days or 0)) * 86400 + Fraction(int(hours or 0)) * 3600 + Fraction(int(minutes or 0)) * 60
              + Fraction(secs or "0"))
     return -total if sign else total

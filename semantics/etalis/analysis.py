@@ -3,15 +3,15 @@
 
 1. Labels and properties: labels are unique; ``event_rule_property/3`` names an existing label;
    ``event_rule_window`` is a non-negative integer number of ticks.
-2. Static rules (note 1.2): (i) head arguments are variables or constants; (ii) safety: every variable is
+2. Static rules (docs/semantics/etalis.md#etalis-1.2): (i) head arguments are variables or constants; (ii) safety: every variable is
    bound by a body static atom (outside arithmetic) or by an assignment ``X is E`` / ``X = E`` whose right-hand
-   side is bound; bodies are Horn (no ``\\+``, no ``;``).  Event and static predicates are disjoint (note 1.1).
-3. Event rules (note 1.4, A6): every head variable is bound by the pattern or its ``where`` (unsafe head
+   side is bound; bodies are Horn (no ``\\+``, no ``;``).  Event and static predicates are disjoint (docs/semantics/etalis.md#etalis-1.1).
+3. Event rules (docs/semantics/etalis.md#etalis-1.4, #etalis-A6): every head variable is bound by the pattern or its ``where`` (unsafe head
    variable otherwise); every variable of a ``where`` is bound by the pattern, by a positive static atom of the
    where, or by an assignment; variables under ``\\+``/``;`` must be bound outside them; a variable bound in only
    one branch of ``or`` must not be used outside that branch (range restriction, A6); variables local to the
    negated part of ``not`` are existential inside it and bind nothing.
-4. Termination (note §8 A14): "Reject, or bound, every recursive cycle that creates new values unless each
+4. Termination (docs/semantics/etalis.md#etalis-A14): "Reject, or bound, every recursive cycle that creates new values unless each
    trip round the cycle passes a strictly progressing operator (SEQ, or NOT's delimiters). Otherwise require a
    domain guard (N ≤ Nmax)."  Implemented on the rule dependency graph (networkx): a rule *creates values*
    when its head has a function term (arithmetic or constructor) or a head variable computed by an assignment;
@@ -21,7 +21,7 @@
    the negated part of ``not`` carry no values and are ignored.  A value-creating rule without a guard is
    rejected when one of its non-progressing edges lies on a cycle of non-progressing positive edges.
    A rule is *guarded* when its top-level ``where`` conjuncts bound every created value by numeric constants:
-   for a head term ``V + c`` / ``V - c`` (c > 0) an upper / lower bound on V suffices (the note's ``N ≤ Nmax``),
+   for a head term ``V + c`` / ``V - c`` (c > 0) an upper / lower bound on V suffices (docs/semantics/etalis.md's ``N ≤ Nmax``),
    otherwise every variable of the created term needs both bounds (integer data, as in the clingo oracle).
 """
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _cond_bind(c: A.Cond, bound: set[str], file, *, allow_or_not: bool, where: s
         if isinstance(it, (A.CNot, A.COr)):
             if not allow_or_not:
                 raise _err("static rules are Horn clauses: no negation (\\+) or disjunction (;) in their "
-                           "bodies (note etalis.md 1.2)", file, _cpos(it))
+                           "bodies (docs/semantics/etalis.md#etalis-1.2)", file, _cpos(it))
             for v in A.cond_vars(it):
                 if v.name not in bound or v.name == "_":
                     raise _err(f"variable {v.name} under \\+ or ; must be bound outside it ({where})",
@@ -88,7 +88,7 @@ def _cond_bind(c: A.Cond, bound: set[str], file, *, allow_or_not: bool, where: s
                 if v.name == "_" and not isinstance(it, A.StaticAtom):
                     raise _err(f"anonymous variable _ in a comparison ({where})", file, v.pos)
                 if v.name not in bound and v.name != "_":
-                    raise _err(f"variable {v.name} is not bound ({where}; note etalis.md 1.4: every "
+                    raise _err(f"variable {v.name} is not bound ({where}; docs/semantics/etalis.md#etalis-1.4: every "
                                "variable of a where must occur in the pattern, in a static atom of the where, "
                                "or be assigned with 'is'/'=' from bound variables)", file, v.pos)
     return bound
@@ -116,7 +116,7 @@ def _pattern_var_occurrences(p: A.Pattern) -> Iterator[A.Var]:
 
 
 def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
-    """Variables bound by pattern ``p`` (note 1.4 / A6), checking where-safety and OR range restriction."""
+    """Variables bound by pattern ``p`` (docs/semantics/etalis.md#etalis-1.4 / #etalis-A6), checking where-safety and OR range restriction."""
     if isinstance(p, A.EventAtom):
         return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}
     if isinstance(p, A.TimePoint):
@@ -140,7 +140,7 @@ def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
                 side = "left" if name in lb else "right"
                 occ = next((v for v in _pattern_var_occurrences(p) if v.name == name), None)
                 raise _err(f"variable {name} is bound only in the {side} branch of 'or' but used outside it "
-                           "(every 'or' branch must bind the variables used above it; note etalis.md A6)",
+                           "(every 'or' branch must bind the variables used above it; docs/semantics/etalis.md#etalis-A6)",
                            file, occ.pos if occ is not None and occ.pos else p.pos)
         return lb & rb
     raise TypeError(p)
@@ -153,13 +153,13 @@ def _rule_var_counts(r: A.EventRule) -> Counter:
 
 
 def check_event_rule_safety(r: A.EventRule, file=None) -> set[str]:
-    """Check note 1.4 / A6 safety of one event rule; returns the variables bound by its body."""
+    """Check docs/semantics/etalis.md#etalis-1.4 / #etalis-A6 safety of one event rule; returns the variables bound by its body."""
     bound = _bound(r.body, _rule_var_counts(r), file)
     for a in r.head.args:
         for v in A.term_vars(a):
             if v.name == "_" or v.name not in bound:
                 raise _err(f"unsafe head variable {v.name}: it is not bound by the pattern or its where "
-                           "(note etalis.md 1.4: the pattern must contain every variable of the head)",
+                           "(docs/semantics/etalis.md#etalis-1.4: the pattern must contain every variable of the head)",
                            file, v.pos or r.head.pos)
     return bound
 
@@ -294,7 +294,7 @@ def recursive_predicates(prog: A.Program) -> set[tuple[str, int]]:
 
 
 def check_termination(prog: A.Program, file=None) -> None:
-    """Note §8 A14 (see module docstring); raises ParseError explaining the offending cycle."""
+    """docs/semantics/etalis.md#etalis-A14 (see module docstring); raises ParseError explaining the offending cycle."""
     rules = prog.event_rules
     g = dependency_graph(prog)
     flat = nx.DiGraph()
@@ -324,7 +324,7 @@ def check_termination(prog: A.Program, file=None) -> None:
                 f"recursive rule can create unboundedly many values: head argument {term} is computed on "
                 f"the cycle {'; '.join(steps)}, which passes no strictly progressing operator (seq, the "
                 "delimiters of not(..).[..], or the inner operand of during/starts/finishes); make the cycle "
-                "progress in time or add a domain guard such as 'where N =< 100' (note etalis.md §8 A14)",
+                "progress in time or add a domain guard such as 'where N =< 100' (docs/semantics/etalis.md#etalis-A14)",
                 file, getattr(term, "pos", None) or r.head.pos or r.pos)
 
 
@@ -333,19 +333,19 @@ def check_static_rule(s: A.StaticRule, file=None) -> None:
     for a in s.head.args:
         if not isinstance(a, (A.Var, A.Sym, A.Num, A.Str)):
             raise _err(f"static rule head argument {a} must be a variable or a constant (no function "
-                       "terms in static heads; note etalis.md 1.2 (i))", file,
+                       "terms in static heads; docs/semantics/etalis.md#etalis-1.2 (i))", file,
                        getattr(a, "pos", None) or s.head.pos)
     hv = [v for a in s.head.args for v in A.term_vars(a)]
     if s.body is None:
         if hv:
-            raise _err(f"variable {hv[0].name} in a fact: facts must be ground (note etalis.md 1.2 (ii))",
+            raise _err(f"variable {hv[0].name} in a fact: facts must be ground (docs/semantics/etalis.md#etalis-1.2 (ii))",
                        file, hv[0].pos or s.pos)
         return
     bound = _cond_bind(s.body, set(), file, allow_or_not=False, where="in a static rule body")
     for v in hv:
         if v.name not in bound or v.name == "_":
             raise _err(f"unsafe variable {v.name} in a static rule head: it must occur in the body outside "
-                       "any function application (note etalis.md 1.2 (ii))", file, v.pos or s.pos)
+                       "any function application (docs/semantics/etalis.md#etalis-1.2 (ii))", file, v.pos or s.pos)
 
 
 def check_program(prog: A.Program, file: Optional[str] = None) -> None:
@@ -369,7 +369,7 @@ def check_program(prog: A.Program, file: Optional[str] = None) -> None:
             if atom.key in static_heads:
                 raise _err(f"{key_str(atom.key)} is used as an event but defined by a static rule at line "
                            f"{static_heads[atom.key].pos[0] if static_heads[atom.key].pos else '?'} (event "
-                           "and static predicates are disjoint; note etalis.md 1.1)", file, atom.pos or r.pos)
+                           "and static predicates are disjoint; docs/semantics/etalis.md#etalis-1.1)", file, atom.pos or r.pos)
     for s in prog.static_rules:
         check_static_rule(s, file)
     for r in prog.event_rules:
@@ -395,7 +395,7 @@ def _cond_bound_vars(c: A.Cond) -> set[str]:
 
 
 def visible_vars(p: A.Pattern) -> set[str]:
-    """Variables visible at pattern node ``p`` (note 9.2 V_n): what the node's instances carry. OR keeps
+    """Variables visible at pattern node ``p`` (docs/semantics/etalis.md#etalis-9.2 V_n): what the node's instances carry. OR keeps
     the variables bound on both sides; negation exposes only its delimiters' variables."""
     if isinstance(p, A.EventAtom):
         return {v.name for a in p.args for v in A.binding_vars(a)} - {"_"}

@@ -1,10 +1,10 @@
-"""Abstract syntax of ETALIS rule bases (note etalis.md sections 1-4), in the implementation's ``.event`` syntax.
+"""Abstract syntax of ETALIS rule bases (docs/semantics/etalis.md#etalis-1 to #etalis-4), in the implementation's ``.event`` syntax.
 
 All nodes are frozen, hashable dataclasses.  Nodes that can be the subject of an error message carry a
 ``pos`` field ``(line, column)``; it is excluded from equality and hashing, so two programs that differ only
 in layout compare equal (``parse(str(p)) == p``).
 
-Terms (note section 1.1: variables, constants, function terms ``f(t1..tn)``):
+Terms (docs/semantics/etalis.md#etalis-1.1: variables, constants, function terms ``f(t1..tn)``):
     Var(name)                    ``X``, ``_Y``, ``_`` (anonymous)
     Sym(name)                    symbolic constant (Prolog atom) ``abc``, ``'Hello world'``
     Num(value)                   integer or finite float
@@ -13,7 +13,7 @@ Terms (note section 1.1: variables, constants, function terms ``f(t1..tn)``):
                                  unary minus on a non-literal is ``Compound('-', (X,))``
     List(items)                  ``[t1,..,tn]`` (implementation convenience)
 
-Conditions (the ``where`` part and static rule bodies; note 1.1 "boolean terms"):
+Conditions (the ``where`` part and static rule bodies; docs/semantics/etalis.md#etalis-1.1 "boolean terms"):
     Cmp(op, left, right)         ``<  >  =<  >=  =:=  =\\=  ==  \\==  =  \\=``; ``X = E`` with X not yet bound
                                  is an assignment (see :mod:`ceplab.semantics.etalis.analysis`)
     Is(var, expr)                ``X is E`` (assignment)
@@ -21,7 +21,7 @@ Conditions (the ``where`` part and static rule bodies; note 1.1 "boolean terms")
     CNot(cond)                   ``\\+ C`` (negation as failure; where only)
     CAnd(items) / COr(items)     ``C1, C2`` / ``C1 ; C2`` (or only in where)
 
-Patterns (note 1.4, Figure 2 in 2.5):
+Patterns (docs/semantics/etalis.md#etalis-1.4, Figure 2 in 2.5):
     EventAtom(name, args)        ``pr(t1..tn)``
     TimePoint(value)             absolute time point ``q`` (integer ticks)
     Binary(op, left, right)      op in :data:`BINARY_OPS`
@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 
-#: Binary pattern operators of the paper (note 1.4, with DURING restored by A3).
+#: Binary pattern operators of the paper (docs/semantics/etalis.md#etalis-1.4, with DURING restored by A3).
 BINARY_OPS = ("seq", "and", "par", "or", "equals", "meets", "during", "starts", "finishes")
 #: Operators whose result interval strictly contains the operand's interval (hull grows strictly):
 #: both sides of ``seq``; the *inner* (left) operand of ``during``, ``starts`` and ``finishes``.
@@ -49,7 +49,7 @@ PROGRESSING = {"seq": (True, True), "during": (True, False), "starts": (True, Fa
                "finishes": (True, False)}
 CMP_OPS = ("<", ">", "=<", ">=", "=:=", "=\\=", "==", "\\==", "=", "\\=")
 ARITH_OPS = ("+", "-", "*", "/", "//", "mod", "rem", "**", "^")
-#: Built-in function symbols (note 1.1: fixed interpretation f*).
+#: Built-in function symbols (docs/semantics/etalis.md#etalis-1.1: fixed interpretation f*).
 BUILTIN_FUNCTIONS = frozenset({"min", "max", "abs", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
                                "exp", "log", "floor", "ceiling", "round", "truncate", "sign"})
 #: Names that cannot be written bare (they are operators or keywords of the .event syntax).
@@ -168,7 +168,7 @@ def term_vars(t: Term) -> Iterator[Var]:
 
 
 def binding_vars(t: Term) -> Iterator[Var]:
-    """Variables a match against ``t`` binds: those not inside arithmetic (note 1.2 (ii))."""
+    """Variables a match against ``t`` binds: those not inside arithmetic (docs/semantics/etalis.md#etalis-1.2 (ii))."""
     if isinstance(t, Var):
         yield t
     elif isinstance(t, Compound) and not t.is_arithmetic:
@@ -186,7 +186,7 @@ def is_ground(t: Term) -> bool:
 # ------------------------------------------------------------------------------------------------ conditions
 @dataclass(frozen=True)
 class StaticAtom:
-    """A static atom ``ps(t1..tn)``; as a condition it is true iff it is in LHM(R_s) (note 2.1)."""
+    """A static atom ``ps(t1..tn)``; as a condition it is true iff it is in LHM(R_s) (docs/semantics/etalis.md#etalis-2.1)."""
     name: str
     args: tuple[Term, ...] = ()
     pos: Optional[tuple[int, int]] = _pos()
@@ -323,7 +323,7 @@ class TimePoint:
 
 @dataclass(frozen=True)
 class Binary:
-    """``left OP right`` for OP in :data:`BINARY_OPS` (Figure 2; hull/relation table in note 2.6)."""
+    """``left OP right`` for OP in :data:`BINARY_OPS` (Figure 2; hull/relation table in docs/semantics/etalis.md#etalis-2.6)."""
     op: str
     left: "Pattern"
     right: "Pattern"
@@ -360,7 +360,7 @@ class Where:
 
 @dataclass(frozen=True)
 class Window:
-    """``(pattern).length``: instances of length ``end - start <= length`` (note A4)."""
+    """``(pattern).length``: instances of length ``end - start <= length`` (docs/semantics/etalis.md#etalis-A4)."""
     pattern: "Pattern"
     length: int
     pos: Optional[tuple[int, int]] = _pos()
@@ -410,7 +410,7 @@ class Property:
 
 @dataclass(frozen=True)
 class EventRule:
-    """``[label[([props])] 'rule:'] head <- body.``; the head may contain function terms (note 1.4)."""
+    """``[label[([props])] 'rule:'] head <- body.``; the head may contain function terms (docs/semantics/etalis.md#etalis-1.4)."""
     head: EventAtom
     body: Pattern
     label: Optional[str] = None
@@ -433,7 +433,7 @@ class EventRule:
 
 @dataclass(frozen=True)
 class StaticRule:
-    """A static Horn clause ``head :- body.`` or a fact ``head.`` (note 1.2)."""
+    """A static Horn clause ``head :- body.`` or a fact ``head.`` (docs/semantics/etalis.md#etalis-1.2)."""
     head: StaticAtom
     body: Optional[Cond] = None
     pos: Optional[tuple[int, int]] = _pos()
@@ -475,7 +475,7 @@ Statement = Union[EventRule, StaticRule, RuleProperty, Directive]
 
 @dataclass(frozen=True)
 class Program:
-    """An ETALIS rule base ``R = R_s ∪ R_e`` (note 1.2): statements in file order."""
+    """An ETALIS rule base ``R = R_s ∪ R_e`` (docs/semantics/etalis.md#etalis-1.2): statements in file order."""
     statements: tuple[Statement, ...] = ()
 
     @property

@@ -1,4 +1,4 @@
-"""The ETALIS rule front end: binarization of event rules into pattern nodes (note etalis.md 3.1, 9.2).
+"""The ETALIS rule front end: binarization of event rules into pattern nodes (docs/semantics/etalis.md#etalis-3.1, #etalis-9.2).
 
 This is part of what an ETALIS program *means* to ceplab, shared by the reference oracles
 (``asp/etalis.py``, ``asp/etalis_policy.py``) and the incremental engines (``engine/etalis/``); each side
@@ -19,7 +19,7 @@ The front end also rejects, for both sides alike, the two constructs ceplab give
 
 * an arithmetic term inside an event-atom pattern (bind a variable and compare in ``where``);
 * a variable of the negated part of ``not(p1).[p2,p3]`` that is bound neither by the delimiters nor local to
-  ``p1`` but also occurs elsewhere in the rule (note etalis.md A6: the reading of such a variable is open).
+  ``p1`` but also occurs elsewhere in the rule (docs/semantics/etalis.md#etalis-A6: the reading of such a variable is open).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Node:
         id: pre-order id, unique over the whole program (ETALIS-P section 1).
         pattern: the sub-pattern (:data:`ceplab.semantics.etalis.ast.Pattern`).
         rule: index of the event rule in ``program.event_rules``.
-        names: sorted names of the variables visible at the node (``V_n``, note 9.2).
+        names: sorted names of the variables visible at the node (``V_n``, docs/semantics/etalis.md#etalis-9.2).
         role: ``"root"``, ``"only"`` (child of a window/where), ``"left"``, ``"right"``, ``"start"``, ``"end"``
             or ``"negated"``.
         window: ``q(n)``: the smallest window length on the path from the node (inclusive) to the root, or None.
@@ -95,7 +95,7 @@ def vars_outside(p: A.Pattern, skip: A.Pattern) -> set[str]:
 def negation_clash(program: A.Program, rule: A.EventRule, p: A.Not) -> list[str]:
     """Sorted names of the variables of the negated part of ``p`` (a ``not`` node of ``rule``'s effective
     body) that are not visible at ``p`` (not bound by its delimiters) yet occur elsewhere in ``rule`` (head or
-    body outside ``p.negated``): the variables the front end rejects (note etalis.md A6)."""
+    body outside ``p.negated``): the variables the front end rejects (docs/semantics/etalis.md#etalis-A6)."""
     local = pattern_vars(p.negated) - visible_vars(p)
     outside = {v.name for a in rule.head.args for v in A.term_vars(a)}
     outside |= vars_outside(program.effective_body(rule), p.negated)
@@ -138,7 +138,7 @@ def binarize_rule(program: A.Program, index: int, first_id: int = 0) -> Node:
                 raise UnsupportedError(
                     f"variable {clash[0]} of the negated part of {p} also occurs outside the negation but not "
                     "in its delimiters; ceplab's ETALIS evaluators only support negated parts whose variables "
-                    "are bound by the delimiters or local to the negation (note etalis.md A6)",
+                    "are bound by the delimiters or local to the negation (docs/semantics/etalis.md#etalis-A6)",
                     None, *(rule.pos or (None, None)))
             a = build(p.start, n, "start", q)
             b = build(p.end, n, "end", q)

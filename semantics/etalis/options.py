@@ -1,4 +1,4 @@
-"""Semantic switches of ETALIS (note etalis.md section 8; ETALIS-D defaults of section 9.3).
+"""Semantic switches of ETALIS (docs/semantics/etalis.md#etalis-8; ETALIS-D defaults of section 9.3).
 
 Only switches the clingo oracle (``asp/etalis.py``) actually implements are listed here; every field changes
 answers on some input (see ``tests/test_etalis_oracle.py``).
@@ -15,19 +15,19 @@ class Options:
     """Named switches for the ETALIS paper's ambiguities.
 
     Attributes:
-        not_reading: A7, how ``not(p1).[p2,p3]`` is computed (Figure 2, note 2.5 and 8 A7).
+        not_reading: A7, how ``not(p1).[p2,p3]`` is computed (Figure 2, docs/semantics/etalis.md#etalis-2.5 and #etalis-A7).
             ``"per_witness"`` (default, ETALIS-D 9.3): ``<s2,e3>`` is derived iff *some* delimiter pair
             ``(p2<s2,e2>, p3<s3,e3>)`` with ``e2 < s3`` has no ``p1`` with ``e2 < start`` and ``end < s3``
             (Algorithm 3.4). ``"literal"``: Figure 2 verbatim, ``I(p2 SEQ p3) \\ I(p2 SEQ p1 SEQ p3)`` on outer
-            intervals, so a blocked pair hides an unblocked pair with the same hull (note 5 T6b).
+            intervals, so a blocked pair hides an unblocked pair with the same hull (docs/semantics/etalis.md#etalis-T6b).
         not_local_vars: A6, variables occurring only in the negated part ``p1``.
-            ``"existential"`` (default, ETALIS-D; the implementation, note 5 T6c): they are existentially
+            ``"existential"`` (default, ETALIS-D; the implementation, docs/semantics/etalis.md#etalis-T6c): they are existentially
             quantified inside the negation, any instance of ``p1`` blocks. ``"free"``: the literal
             "for every mu" reading of Figure 2 over an infinite constant domain: some value of the local
             variable never occurs, so a negation with a local variable never blocks.
         during_result: A5, the interval of ``p1 DURING p2``. ``"container"`` (default, Figure 2 and the
-            hull principle of note 2.6): the interval of ``p2``. ``"contained"``: the interval of ``p1``, as
-            Figure 1 draws it. (With ``"contained"`` the time-stratification of note 2.4 can fail; the oracle
+            hull principle of docs/semantics/etalis.md#etalis-2.6): the interval of ``p2``. ``"contained"``: the interval of ``p1``, as
+            Figure 1 draws it. (With ``"contained"`` the time-stratification of docs/semantics/etalis.md#etalis-2.4 can fail; the oracle
             then reports the missing/non-unique model.)
         proper_intervals_only: A9. ``False`` (default, Figure 2 as printed): points may take part in
             EQUALS, MEETS, STARTS, FINISHES (DURING and PAR exclude them anyway). ``True``: every operand of
@@ -36,15 +36,15 @@ class Options:
         window: A4, the meaning of ``(p).q`` (and of ``event_rule_window``). ``"at_most"`` (default;
             Figure 1 settles it): ``end - start <= q``. ``"exactly"``: the companion's printed
             ``end - start = q``.
-        policy: the event consumption policy (paper section 3 "consumption policies", note 3.12, A10-A12).
+        policy: the event consumption policy (paper section 3 "consumption policies", docs/semantics/etalis.md#etalis-3.12, #etalis-A10 to #etalis-A12).
             ``"unrestricted"`` (default): nothing is consumed; the answers are the declarative minimal
             model (Figure 2), computed by the oracle ``asp/etalis.py``. ``"chronological"`` (FIFO,
             consuming), ``"recent"`` (the paper's narrative: Snoop's recent context, the newest
             initiator is kept and not consumed) and ``"recent_lifo"`` (the paper's mechanism: LIFO,
             consuming) are operational; their normative definition is the transition system
             ETALIS-P in :mod:`ceplab.semantics.etalis.policies`, specified a second time in ASP by
-            ``asp/etalis_policy.lp`` (note 9.6).
-        interval_policy: A12, the paper's policy options for instances with an interval (note 3.12 "On
+            ``asp/etalis_policy.lp`` (docs/semantics/etalis.md#etalis-9.6).
+        interval_policy: A12, the paper's policy options for instances with an interval (docs/semantics/etalis.md#etalis-3.12 "On
             time intervals"): among stored instances with the same join key and the same timestamp
             (same end for ``recent``/``recent_lifo``, same start for ``chronological``) keep only one:
             ``"off"`` (default: keep all; for ``recent`` the newest), ``"longest"`` (rule (28)),
@@ -77,7 +77,7 @@ class Options:
                              f"'min:VAR' (VAR an ETALIS variable name), got {ip!r}")
         if ip != "off" and self.policy == "unrestricted":
             raise ValueError("Options.interval_policy applies to a consumption policy; the unrestricted policy "
-                             "keeps every instance (note etalis.md 3.12)")
+                             "keeps every instance (docs/semantics/etalis.md#etalis-3.12)")
         if self.policy != "unrestricted" and self.not_reading != "per_witness":
             raise ValueError("Options.not_reading='literal' is a reading of Figure 2; the consumption policies "
-                             "are defined on Algorithm 3.4, which is per witness (note etalis.md A7, A8)")
+                             "are defined on Algorithm 3.4, which is per witness (docs/semantics/etalis.md#etalis-A7, #etalis-A8)")

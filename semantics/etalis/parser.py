@@ -1,17 +1,17 @@
-"""Parser for ETALIS rule files (``.event`` syntax of the implementation; note etalis.md 1.4, 1.6), producing
+"""Parser for ETALIS rule files (``.event`` syntax of the implementation; docs/semantics/etalis.md#etalis-1.4, #etalis-1.6), producing
 :mod:`ceplab.semantics.etalis.ast` values.
 
 Accepted statements:
   * event rules ``head <- pattern.``, optionally labelled ``r1 'rule:' head <- pattern.`` or with properties
     ``r2([property(event_rule_window,3)]) 'rule:' head <- pattern.``;
   * ``event_rule_property(r1, event_rule_window, 1).`` (a property of the rule labelled ``r1``);
-  * static rules ``h(X) :- b1, b2.`` and facts ``h(c).`` (note 1.2);
+  * static rules ``h(X) :- b1, b2.`` and facts ``h(c).`` (docs/semantics/etalis.md#etalis-1.2);
   * directives ``:- goal.`` and ETALIS configuration facts (``print_trigger(a/1).`` ...), kept verbatim.
 
 Patterns: event atoms, absolute time points, ``seq and par or equals meets during starts finishes`` (bare,
 quoted ``'seq'``, lower/Capitalised/UPPER case), ``not(p1).[p2,p3]`` and ``(p2 seq p3) cnot p1``, ``where``
 (comparisons, arithmetic, static predicates, ``\\+``, ``;``), windows ``(p).q``.  Precedence (tightest first,
-all left-associative, note A13; the implementation's op/3 table): seq/equals/meets/during/starts/finishes,
+all left-associative, docs/semantics/etalis.md#etalis-A13; the implementation's op/3 table): seq/equals/meets/during/starts/finishes,
 cnot, and, par, or, where.  See ``grammar.lark``.
 
 Not supported (outside the paper's language, reported as unknown operators): ``fnot``, infix ``not``,
@@ -20,7 +20,7 @@ Not supported (outside the paper's language, reported as unknown operators): ``f
 evaluator.
 
 After parsing, :func:`ceplab.semantics.etalis.analysis.check_program` checks safety and the termination condition
-of note A14 (all errors are :class:`~ceplab.semantics.errors.ParseError` with line and column).
+of docs/semantics/etalis.md#etalis-A14 (all errors are :class:`~ceplab.semantics.errors.ParseError` with line and column).
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ _CMP_NORMAL = {"<=": "=<", "!=": "\\="}
 CONFIG_PREDICATES = frozenset({"print_trigger", "external_trigger", "print_event", "persistent_event",
                                "set_etalis_flag", "db", "event_consumption_policy", "spy_point",
                                "logging_external", "out_trigger"})
-#: Operators of the implementation that are outside the paper's language (note 1.6).
+#: Operators of the implementation that are outside the paper's language (docs/semantics/etalis.md#etalis-1.6).
 UNSUPPORTED_OPS = ("fnot", "not", "within", "check", "do", "timestamp", "event_multiply", "forall_seq",
                    "ntimes", "star_times", "iff", "*", "#", "/\\", "\\/")
 _UNESC = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
@@ -236,7 +236,7 @@ def _describe(e: UnexpectedInput, text: str, line: int, col: int) -> str:
     if bare.lower() in UNSUPPORTED_OPS or word in UNSUPPORTED_OPS:
         return (f"unknown operator {word!r}: it belongs to the ETALIS implementation, not to the paper's "
                 "language (supported: seq, and, par, or, equals, meets, during, starts, finishes, cnot, "
-                "not(..).[..,..], where, (P).q; note etalis.md 1.6)")
+                "not(..).[..,..], where, (P).q; docs/semantics/etalis.md#etalis-1.6)")
     if re.fullmatch(r"'[^']*'|[a-z][A-Za-z0-9_]*", word):
         # a name where an operator or the end of the rule was expected
         prev = text.split("\n")[line - 1][:col - 1].rstrip()

@@ -1,15 +1,14 @@
 """ETALIS-P: the normative definition of the event consumption policies (paper section 3.5 "Consumption
-policies"; note etalis.md 3.12, 8 A10-A12, 9.6).
+policies"; docs/semantics/etalis.md#etalis-3.12, #etalis-A10 to #etalis-A12, #etalis-9.6).
 
 The paper says plainly that every policy other than *unrestricted* breaks the declarative property: which
 instance a pattern uses depends on which instances were consumed before, on the arrival order (also among
 simultaneous events) and on the order in which rules are evaluated.  So the policies are defined here
 operationally, as a deterministic transition system with every order fixed.  Two independent implementations
-follow this text: the step-indexed ASP specification (``asp/etalis_policy.lp``, ``asp/etalis_policy.py``, note
-9.6) and the incremental engine (``engine/etalis/policy.py``); the differential tests check that they agree.
+follow this text: the step-indexed ASP specification (``asp/etalis_policy.lp``, ``asp/etalis_policy.py``, docs/semantics/etalis.md#etalis-9.6) and the incremental engine (``engine/etalis/policy.py``); the differential tests check that they agree.
 ``unrestricted`` is *not* defined here: it is the minimal model of Figure 2 (``asp/etalis.py``).
 
-Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "precise definitions"):
+Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/etalis.md#etalis-3.12 "precise definitions"):
 
 * ``chronological``: among the stored partners that complete the pattern, take the one inserted
   **earliest**, fire once, delete it (FIFO; rule (26), ``assertz``).
@@ -20,7 +19,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
   yields ``E(3,6)`` on the running example.
 
 1. Nodes.  Every event rule (after folding ``event_rule_window`` in as ``(body).w``) is binarized into one
-   node per sub-pattern, exactly as the oracle does (note 9.2).  Node ids are assigned in pre-order over the
+   node per sub-pattern, exactly as the oracle does (docs/semantics/etalis.md#etalis-9.2).  Node ids are assigned in pre-order over the
    rules in program order; a node precedes its children; the children of a binary operator are ``left``,
    ``right``; those of ``not(p1).[p2,p3]`` are ``p2`` (start), ``p3`` (end), ``p1`` (negated); ``(p).q`` and
    ``p where c`` have one child.  ``V_n`` is the sorted tuple of the variables visible at ``n``
@@ -41,14 +40,14 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
 
 4. Steps.  While the stack is empty, push the next input item (stop when there is none).  Step ``k`` pops the
    top item, processes it, which yields an ordered list of child items ``c1..cm``, and pushes ``cm..c1`` so that
-   ``c1`` is processed next (depth first: the Prolog call order of ETALIS's ``for_each`` dispatch, note 3.3).
+   ``c1`` is processed next (depth first: the Prolog call order of ETALIS's ``for_each`` dispatch, docs/semantics/etalis.md#etalis-3.3).
    ``k`` is the **stamp** of anything the step inserts into a store.
 
 5. Processing an event item ``ev(A,S,E)`` (a stream event, or the head of a rule that fired): if ``(A,S,E)``
-   was dispatched before, nothing happens (goals are unique, note 3.2; this also ends recursion that creates
+   was dispatched before, nothing happens (goals are unique, docs/semantics/etalis.md#etalis-3.2; this also ends recursion that creates
    nothing new).  Otherwise it is recorded; if its predicate is the head of some event rule it is a
    **result**; its children are ``act(n, V, S, E)`` for every event-atom leaf ``n`` whose pattern unifies with
-   ``A`` (``V``: the bindings), in **dispatch order** (the ``for_each`` order of the implementation, note 3.3,
+   ``A`` (``V``: the bindings), in **dispatch order** (the ``for_each`` order of the implementation, docs/semantics/etalis.md#etalis-3.3,
    :func:`dispatch_order`): rules in program order; within a rule, by the post-order position (left operand,
    right operand, node) of the leaf's nearest ancestor that is a binary operator or ``not`` (ETALIS's
    binarizer emits the binary rules children first); under the same ancestor the operand that *completes*
@@ -78,7 +77,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
 7. Join at a binary ``p = L op R`` (op other than ``or``), ``x = (V,S,E)`` arriving on side ``l`` or ``r``
    at child ``n``, sibling ``o``.  The **candidates** are the instances ``y`` stored at ``o`` with the same
    join key such that, with ``(l, r) = (x, y)`` or ``(y, x)``, the relation of ``op`` holds (Figure 2 in
-   hull + relation form, note 2.6, with ``proper_intervals_only``), and, if ``q(p)`` is defined, the result
+   hull + relation form, docs/semantics/etalis.md#etalis-2.6, with ``proper_intervals_only``), and, if ``q(p)`` is defined, the result
    interval ``H`` (hull; ``during``: ``during_result``) has ``end - start <= q(p)`` (pushed window).
 
    * ``chronological`` / ``recent_lifo``: if there are candidates, the one with the smallest / largest stamp
@@ -100,7 +99,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (note 3.12 "preci
 
 8. Insertion of ``x = (V,S,E)`` into the store of ``n`` (stamp ``k``).  Let the **timestamp** of an instance be
    its end for ``recent``/``recent_lifo`` and its start for ``chronological``.  ``prefer(y, x)`` under
-   ``interval_policy`` (note 3.12 "On time intervals", rules (28)-(30), A12) holds when ``y`` and ``x`` have
+   ``interval_policy`` (docs/semantics/etalis.md#etalis-3.12 "On time intervals", rules (28)-(30), A12) holds when ``y`` and ``x`` have
    the same timestamp and: ``"longest"``: ``y`` is strictly longer; ``"shortest"``: ``y`` is strictly
    shorter; ``"max:VAR"`` / ``"min:VAR"``: ``y``'s value of ``VAR`` is strictly greater / smaller in clingo's
    order (only at nodes binding ``VAR``; elsewhere ``prefer`` is false); ``"off"``: never.

@@ -3,7 +3,7 @@
 JSON Lines, one event per non-blank line::
 
     {"type": "a", "args": [1, "x"], "time": 3}            point event a(1,x) on [3,3]
-    {"type": "p", "args": [], "time": 3, "end": 5}         interval-stamped input p on [3,5] (note 1.3 [I])
+    {"type": "p", "args": [], "time": 3, "end": 5}         interval-stamped input p on [3,5] (docs/semantics/etalis.md#etalis-1.3 [I])
 
 ``args`` values are integers, finite floats, strings (symbolic constants, Prolog atoms) or booleans (the
 atoms ``true``/``false``); ``args`` may be omitted for a 0-ary event.
@@ -16,7 +16,7 @@ atoms ``true``/``false``); ``args`` may be omitted for a 0-ary event.
 
 Both readers return a list of :class:`StreamEvent` (a ground :class:`~ceplab.semantics.etalis.ast.EventAtom` with its
 ``[start, end]`` interval and its 0-based ``position`` in file order).  Input must already be ordered: the
-arrival time of an ETALIS event is its **end** (detection at end time, note 2.4 footnote 11 and 9.5), so
+arrival time of an ETALIS event is its **end** (detection at end time, docs/semantics/etalis.md#etalis-2.4 footnote 11 and #etalis-9.5), so
 ends must not decrease; ties keep file order.  Errors are :class:`~ceplab.semantics.errors.StreamError` with file,
 line and column: malformed JSON or syntax, missing/non-integer times, ``end < start``, time going backwards,
 non-ground arguments, events without timestamps.

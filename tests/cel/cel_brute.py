@@ -1,21 +1,21 @@
-"""Test-only brute-force enumerator of CEL semantics (note cel.md section 3; paper sections 3-4).
+"""Test-only brute-force enumerator of CEL semantics (docs/semantics/cel.md#cel-3; paper sections 3-4).
 
-It transcribes the satisfaction relation of note section 3.1 over a *finite* stream prefix
-``S[0..n-1]`` with valuations ranging over ``[0, n-1]`` (note G2), relationally: every
+It transcribes the satisfaction relation of docs/semantics/cel.md#cel-3.1 over a *finite* stream prefix
+``S[0..n-1]`` with valuations ranging over ``[0, n-1]`` (docs/semantics/cel.md#cel-G2), relationally: every
 sub-formula ``f`` denotes a set of pairs ``(beta, C)`` where ``beta`` assigns a position to each
 variable that is *free* in ``f`` (only those are enumerated) and ``C`` is a complex event with
 ``C in [[f]](S, nu)`` for every total ``nu`` extending ``beta``.
 
 Free variables: ``fv(R AS x) = {x}``, ``fv(f FILTER P) = fv(f) | vars(P)``, union for OR / ``;`` /
-AND, and ``fv(r+) = fv(r) - vdef+(r)`` (each round rebinds ``vdef+(r)``; closed form of note 3.1:
+AND, and ``fv(r+) = fv(r) - vdef+(r)`` (each round rebinds ``vdef+(r)``; closed form of docs/semantics/cel.md#cel-3.1:
 ``C in [[r+]](S, nu)`` iff ``C = C1 . ... . Ck`` with each ``Ci in [[r]](S, nu[nu_i/U])`` for
 independent ``nu_i``).
 
-A nested strategy ``SEL(psi)`` (note G5, ``nested_strategies="compositional"``) is closed: it has
+A nested strategy ``SEL(psi)`` (docs/semantics/cel.md#cel-G5, ``nested_strategies="compositional"``) is closed: it has
 no free variable and denotes ``{((), C) | C in SEL([[psi WITHIN n]](S))}``, the strategy applied
 per end position (MAX too, whatever ``max_scope`` says).
 
-The selection strategies and ``WITHIN`` are a separate literal transcription of note 3.2 (and G4,
+The selection strategies and ``WITHIN`` are a separate literal transcription of docs/semantics/cel.md#cel-3.2 (and G4,
 G8), independent of :func:`ceplab.asp.cel.strategy_filter`, so the two cross-check each other.
 
 Only for tiny streams (<= ~8 events): the number of CEs may be exponential.
@@ -80,7 +80,7 @@ def _join(l: _Rel, r: _Rel, combine) -> _Rel:
 
 
 def _concat(c1: CE, c2: CE) -> CE | None:
-    """``C1 . C2`` (note section 1): defined iff max C1 < min C2."""
+    """``C1 . C2`` (docs/semantics/cel.md#cel-1): defined iff max C1 < min C2."""
     return c1 + c2 if c1[-1] < c2[0] else None
 
 
@@ -90,7 +90,7 @@ def _sem(f: Formula, stream: Stream) -> _Rel:
         return _Rel((f.var,), {((p,), (p,)) for p in range(n) if stream[p].type == f.rel})
     if isinstance(f, FalseF):
         return _Rel((), set())
-    if isinstance(f, Sel):   # closed block (note G5)
+    if isinstance(f, Sel):   # closed block (docs/semantics/cel.md#cel-G5)
         return _Rel((), {((), c) for c in brute(f.query(), stream, Options())})
     if isinstance(f, Filter):
         body = _sem(f.body, stream)
@@ -138,13 +138,13 @@ def _sem(f: Formula, stream: Stream) -> _Rel:
 
 
 def brute_all(formula: Formula, stream: Stream) -> frozenset[CE]:
-    """``[[formula]](S)`` over the finite prefix (note 3.1 + G2): sorted position tuples."""
+    """``[[formula]](S)`` over the finite prefix (docs/semantics/cel.md#cel-3.1 + G2): sorted position tuples."""
     if len(stream) == 0:
         return frozenset()
     return frozenset(c for _, c in _sem(formula, stream).rows)
 
 
-# ------------------------------------------------------------ strategies (note 3.2), literal
+# ------------------------------------------------------------ strategies (docs/semantics/cel.md#cel-3.2), literal
 def le_next(c1: CE, c2: CE) -> bool:
     """``C1 <=next C2`` iff C1 = C2 or min(C1 delta C2) in C2."""
     d = set(c1) ^ set(c2)
@@ -158,7 +158,7 @@ def le_last(c1: CE, c2: CE) -> bool:
 
 
 def select(strategy: str, ces: Iterable[CE], options: Options = Options()) -> frozenset[CE]:
-    """Apply a selection strategy to ``[[phi]](S)`` (literal note 3.2; MAX scope per G4)."""
+    """Apply a selection strategy to ``[[phi]](S)`` (literal docs/semantics/cel.md#cel-3.2; MAX scope per G4)."""
     ces = frozenset(ces)
     same_end = lambda c: [d for d in ces if d[-1] == c[-1]]  # noqa: E731
     if strategy == "ALL":

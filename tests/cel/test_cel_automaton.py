@@ -1,5 +1,5 @@
 """CEA constructions: offline I/O-determinization (Proposition 1), closure under union,
-intersection and complement, the predicate algebra (sympy), and run counting (note cel.md 5.4,
+intersection and complement, the predicate algebra (sympy), and run counting (docs/semantics/cel.md#cel-5.4,
 claim 7.9)."""
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_predicate_algebra_implications():
     assert alg.disjoint(v(">", 2), v("<", 1))
     assert alg.disjoint(v("=", 1), v("=", 2))
     assert not alg.disjoint(v(">", 2), v(">=", 1))
-    assert alg.disjoint(v("=", "s"), v("=", 1))         # kinds differ (note G6)
+    assert alg.disjoint(v("=", "s"), v("=", 1))         # kinds differ (docs/semantics/cel.md#cel-G6)
     assert alg.disjoint(v("=", True), v(">=", 1))       # booleans are not numbers
     assert alg.disjoint(Label("A"), Label("B"))         # types are exclusive
     assert not alg.disjoint(Label(), Label("B"))
@@ -108,7 +108,7 @@ def test_nondeterministic_compiled_automaton_is_detected():
     cea = _cea("(A AS a)+ ; B AS b")
     assert not is_io_deterministic(cea)   # q0 has TRUE/◦ and A/• ... and A/◦ loops overlap
     counts = runs(cea, Stream.of(list("AAB")))
-    # the run count still gives exactly the semantics (note 6.4, Q4 on the prefix AAB)
+    # the run count still gives exactly the semantics (docs/semantics/cel.md#cel-6.4, Q4 on the prefix AAB)
     assert set(counts) == {(0, 2), (1, 2), (0, 1, 2)} and min(counts.values()) >= 1
 
 

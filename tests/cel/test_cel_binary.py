@@ -1,7 +1,7 @@
 """CEL engine: binary (non-unary) filters, the compiler's register EXTENSION.
 
 Covers the pop-up lifting of binary filters that need a variable bound after them or on the other
-side of an AND (note cel.md 4.3, Theorem 2 construction applied to any predicate), filters checked
+side of an AND (docs/semantics/cel.md#cel-4.3, Theorem 2 construction applied to any predicate), filters checked
 on the product automaton of an AND, and registers shared by variables that an AND binds to the same
 event (engine/cel/compile.py). References: the clingo oracle (ceplab.asp.cel, via ceplab.workbench.compare) and
 the brute-force definitions (tests/cel_brute.py).

@@ -1,4 +1,4 @@
-"""Theorem 3 construction: shape of the compiled automata (note cel.md 5.2, claim 7.7)."""
+"""Theorem 3 construction: shape of the compiled automata (docs/semantics/cel.md#cel-5.2, claim 7.7)."""
 import pytest
 
 from ceplab.engine.cel.compile import compile_formula

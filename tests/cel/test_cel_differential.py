@@ -87,7 +87,7 @@ def test_prefix_emissions_equal_oracle_on_prefix(case, data):
 @given(cel_formulas(max_atoms=5), cel_streams(max_len=7))
 def test_strategy_containments(f, s):
     """STRICT, NXT, LAST, MAX are within ALL; NXT and LAST give at most one complex event per end
-    position and each is within MAX (note cel.md 3.2, claim 7.2); for engine and oracle alike."""
+    position and each is within MAX (docs/semantics/cel.md#cel-3.2, claim 7.2); for engine and oracle alike."""
     for side in ("engine", "oracle"):
         res = {}
         for strat in STRATEGIES:

@@ -1,7 +1,7 @@
-"""CEL engine: ALL and STRICT (paper Algorithms 1, 4, 8; note cel.md 5.5, 10.3) and the ECS.
+"""CEL engine: ALL and STRICT (paper Algorithms 1, 4, 8; docs/semantics/cel.md#cel-5.5, #cel-10.3) and the ECS.
 
 Differential properties against the clingo oracle (ceplab.asp.cel) and the brute-force definitions
-(tests/cel_brute.py), paper cases (note 6.3/6.4), the register extension for binary filters, the
+(tests/cel_brute.py), paper cases (docs/semantics/cel.md#cel-6.3/#cel-6.4), the register extension for binary filters, the
 window extension (WITHIN) with its garbage collection, and the ECS structure itself.
 """
 from __future__ import annotations
@@ -78,7 +78,7 @@ Q = {
     "Q5": "(A AS a)+ ; (B AS b)+ ; C AS c",
     "Q6": "((A AS a)+ ; B AS b)+ ; C AS c",
 }
-MICRO = [  # note 6.4: (query, stream, ALL, STRICT)
+MICRO = [  # docs/semantics/cel.md#cel-6.4: (query, stream, ALL, STRICT)
     ("Q1", "ABACBC", ces({0, 1, 3}, {0, 1, 5}, {0, 4, 5}, {2, 4, 5}), ces()),
     ("Q2", "ABCABD", ces({0, 1, 2, 5}), ces()),
     ("Q3", "ABDCD", ces({0, 2}, {1, 2}, {0, 4}, {1, 4}, {3, 4}), ces({1, 2}, {3, 4})),
@@ -112,7 +112,7 @@ PHI = {
     "phi4": "(H AS x ; (T AS y FILTER y.id = x.id)+ ; H AS z) "
             "FILTER (x.hum < 30 AND z.hum > 60 AND x.id = z.id)",
 }
-FIG1 = [  # note 6.3: ALL, STRICT, and the per-position view
+FIG1 = [  # docs/semantics/cel.md#cel-6.3: ALL, STRICT, and the per-position view
     ("phi1", ces({1, 2}, {1, 8}, {5, 8}), ces({1, 2})),
     ("phi2", ces({1, 2}, {1, 8}, {5, 8}, {2, 5}), ces({1, 2})),
     ("phi3", ces({3, 4, 6, 7}, {3, 4, 7}, {3, 6, 7}), ces()),
@@ -188,7 +188,7 @@ ALL_STRICT = ("ALL", "STRICT")
 
 def test_oracle_is_used():
     """The differential tests below fall back to brute only when the oracle is undecided: on a paper case it
-    must decide, and give the note's answer."""
+    must decide, and give docs/semantics/cel.md's answer."""
     name, stream, all_, strict = MICRO[0]
     for text, want in ((Q[name], all_), (f"STRICT({Q[name]})", strict)):
         r = oracle(parse(text), S(stream), limits=LIMITS)

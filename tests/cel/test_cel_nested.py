@@ -1,4 +1,4 @@
-"""Nested selection strategies (note cel.md G5, ``Options.nested_strategies``).
+"""Nested selection strategies (docs/semantics/cel.md#cel-G5, ``Options.nested_strategies``).
 
 Semantics under ``nested_strategies="compositional"``: ``SEL(psi)`` is closed (no outer variable
 inside, its variables invisible outside) and ``C in [[SEL psi]](S, nu)`` iff

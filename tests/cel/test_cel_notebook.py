@@ -21,7 +21,7 @@ def test_cel_notebook_runs_without_errors(cel_nb):
 
 def test_cel_notebook_phi1_matches_paper(cel_nb, notebook_text):
     text = notebook_text(cel_nb)
-    # [[phi1]](S) = {1,2}, {1,8}, {5,8}   (paper section 3; note cel.md 6.3)
+    # [[phi1]](S) = {1,2}, {1,8}, {5,8}   (paper section 3; docs/semantics/cel.md#cel-6.3)
     assert re.search(r"^phi1 ALL engine: \{1,2\} \{1,8\} \{5,8\}$", text, re.M), text
     assert re.search(r"^phi1 ALL oracle: \{1,2\} \{1,8\} \{5,8\}$", text, re.M), text
     assert re.search(r"^phi1 STRICT engine: \{1,2\}$", text, re.M), text

@@ -1,6 +1,6 @@
 """The CEL clingo oracle (asp/cel.py + asp/cel.lp) against the paper's examples and brute force.
 
-(a) paper worked examples (note cel.md 6.3 on the Figure 1 stream), the Q1-Q6 micro-streams (6.4)
+(a) paper worked examples (docs/semantics/cel.md#cel-6.3 on the Figure 1 stream), the Q1-Q6 micro-streams (6.4)
     and the adversarial examples (6.5), all loaded from papers-check/cel/*.json;
 (b) hypothesis: oracle == brute force (tests/cel_brute.py) on random strongly well-formed formulas,
     every strategy, WITHIN, and random streams of length <= 6;
@@ -108,7 +108,7 @@ def test_adversarial(case):
 
 
 def test_future_dependence_is_prefix_dependent():
-    # note 6.5/G3: over R T U the CE {0,1,2} is absent, over R T U Q it appears
+    # docs/semantics/cel.md#cel-6.5/#cel-G3: over R T U the CE {0,1,2} is absent, over R T U Q it appears
     q = parse("R AS x ; ((S AS x OR T AS y) ; U AS z FILTER x.q = 1)+", check=False)
     short = Stream.of([("R", {"q": 0}), ("T", {"q": 0}), ("U", {"q": 0})])
     longer = Stream.of(list(short.events) + [("Q", {"q": 1})])
@@ -268,7 +268,7 @@ def test_strategy_structure(cs):
     nxt, last = strategy_filter("NXT", cs), strategy_filter("LAST", cs)
     mx, strict = strategy_filter("MAX", cs), strategy_filter("STRICT", cs)
     ends = {c[-1] for c in cs}
-    for sel in (nxt, last):  # single-valued per end position (note 3.2)
+    for sel in (nxt, last):  # single-valued per end position (docs/semantics/cel.md#cel-3.2)
         assert sorted(c[-1] for c in sel) == sorted(ends)
     assert nxt <= mx and last <= mx and mx <= cs and strict <= cs
     assert strategy_filter("MAX", cs, Options(max_scope="global")) <= mx

@@ -1,6 +1,6 @@
 """The syntactic rewritings of paper section 5 / Appendix B (semantics/cel/rewrite.py), checked
 against the clingo oracle (asp/cel.py): "LP-normal and safe rewritings preserve the oracle's
-answers" (note cel.md 7 items 3, 5, 6, 13; G3, G7, G17)."""
+answers" (docs/semantics/cel.md#cel-7 items 3, 5, 6, 13; G3, G7, G17)."""
 import re
 from itertools import product
 
@@ -125,7 +125,7 @@ def test_alpha_rename_and_dnf_preserve_oracle_answers(f, s):
 
 @given(UNSAFE_FORMULAS, STREAMS)
 def test_dropped_disjuncts_are_unsatisfiable(f, s):
-    """Lemma B.12 (note 7 item 5): a DNF disjunct with an unsafe ``;`` outside ``+`` has no
+    """Lemma B.12 (docs/semantics/cel.md#cel-7 item 5): a DNF disjunct with an unsafe ``;`` outside ``+`` has no
     output on any stream."""
     for d in disjuncts(dnf(alpha_rename(f))):
         if unsafe_outside_plus(d):
@@ -198,7 +198,7 @@ def test_all_unsafe_gives_false():
 
 
 def test_unsafe_only_in_one_branch():
-    """note 6.5: ``(A AS x OR B AS y) ; C AS x`` outputs {0,1} on B C and nothing on A C."""
+    """docs/semantics/cel.md#cel-6.5: ``(A AS x OR B AS y) ; C AS x`` outputs {0,1} on B C and nothing on A C."""
     f = parse("(A AS x OR B AS y) ; C AS x").formula
     g = safe_rewrite(f)
     assert g == parse("B AS y ; C AS x").formula
@@ -214,7 +214,7 @@ def test_false_and_true_simplification():
     assert simplify(A.Plus(A.Filter(a, A.PAnd(F, A.Cmp("x", "v", "=", 1))))) == A.FalseF()
     assert simplify(A.And(a, A.FalseF())) == A.FalseF()
     assert simplify(A.Filter(a, A.POr(T, A.Cmp("x", "v", "=", 1)))) == a
-    # NOT x.v < 1 is not folded into x.v >= 1 (missing attributes, note G6)
+    # NOT x.v < 1 is not folded into x.v >= 1 (missing attributes, docs/semantics/cel.md#cel-G6)
     p = A.PNot(A.Cmp("x", "v", "<", 1))
     assert simplify(A.Filter(a, p)) == A.Filter(a, p)
     # a FALSE-filtered atom kills its branch in the LP form
@@ -255,7 +255,7 @@ def test_split_filters_sugar():
         assert sem(f, S(w)) == sem(g, S(w))
 
 
-# ================================================================ paper examples (note 6)
+# ================================================================ paper examples (docs/semantics/cel.md#cel-6)
 FIG1 = Stream.of([("H", {"id": 2, "hum": 25}), ("T", {"id": 0, "temp": 45}),
                   ("H", {"id": 0, "hum": 20}), ("H", {"id": 1, "hum": 25}),
                   ("T", {"id": 1, "temp": 40}), ("T", {"id": 0, "temp": 42}),
@@ -298,7 +298,7 @@ def test_phi4_keeps_its_correlation():
 
 
 def test_conditional_formula_needs_the_case_split():
-    """note 4.3: unary filters on x and y coupled through OR (pop-up with TRUE/FALSE split)."""
+    """docs/semantics/cel.md#cel-4.3: unary filters on x and y coupled through OR (pop-up with TRUE/FALSE split)."""
     f = parse("(A AS x ; (A AS y OR B AS y)) FILTER ((x.v > 0 AND y.v = 1) OR "
               "(x.v = 0 AND NOT (y.v = 1)))").formula
     g = engine_form(f)
@@ -332,7 +332,7 @@ def test_query_in_query_out():
     assert g.formula == parse("(A AS x FILTER x.v = 1) ; B AS y").formula
 
 
-# ================================================================ negative controls (note 4.3)
+# ================================================================ negative controls (docs/semantics/cel.md#cel-4.3)
 def test_pushing_into_a_nested_plus_changes_semantics():
     f = parse("(A AS x ; (A AS x)+) FILTER x.v = 0").formula
     wrong = parse("(A AS x FILTER x.v = 0) ; (A AS x FILTER x.v = 0)+").formula
@@ -371,7 +371,7 @@ def test_filter_outside_vs_inside_an_iteration():
     assert sem(lp_normal_form(wf_outside), s) == {(0, 1)}
 
 
-# ================================================================ algebraic laws (note 7 item 13)
+# ================================================================ algebraic laws (docs/semantics/cel.md#cel-7 item 13)
 SMALL = cel_formulas(max_atoms=2, max_depth=2, p_filter=0.4, allow_and=False)
 TINY_STREAMS = cel_streams(min_len=1, max_len=5)
 
@@ -414,9 +414,9 @@ def test_law_filters_commute_and_distribute_over_or(a, b, s, data):
         assert same(lhs, rhs, s)
 
 
-# ================================================================ note G11 (rebinding set)
+# ================================================================ docs/semantics/cel.md#cel-G11 (rebinding set)
 def test_rebinding_set_is_vdef_plus_not_vdef(monkeypatch):
-    """Counterexample to note G11's "the alternative U = vdef(rho) gives the same semantics":
+    """Counterexample to docs/semantics/cel.md#cel-G11's "the alternative U = vdef(rho) gives the same semantics":
     a reference to the outer x inside the body, next to a nested ``+`` that defines its own x,
     becomes an unconstrained per-round variable under U = vdef(rho). alpha_rename follows
     U = vdef+(rho): it renames only the nested x and keeps the reference outer."""

@@ -1,5 +1,5 @@
-"""CEL engine: NXT, LAST and MAX (paper Theorem 6, Algorithms 5-7; note cel.md 3.2, 5.3, 5.5,
-10.3 items 4-5; gaps G4, G9, G13, G16) in ``ceplab.engine.cel.strategies``.
+"""CEL engine: NXT, LAST and MAX (paper Theorem 6, Algorithms 5-7; docs/semantics/cel.md#cel-3.2, #cel-5.3, #cel-5.5,
+#cel-10.3 items 4-5; gaps G4, G9, G13, G16) in ``ceplab.engine.cel.strategies``.
 
 The arbiter is ``ceplab.asp.cel.strategy_filter`` (the literal transcription of the strategy definitions)
 applied to the brute-force ``[[phi WITHIN w]]`` of ``tests/cel_brute.py``; a smaller property
@@ -99,7 +99,7 @@ def ces(*xs):
     return frozenset(tuple(sorted(x)) for x in xs)
 
 
-# ====================================================================== note 6.3 (Figure 1)
+# ====================================================================== docs/semantics/cel.md#cel-6.3 (Figure 1)
 PHI = {
     "phi1": "(T AS x ; H AS y) FILTER (x.temp > 40 AND y.hum < 25 AND x.id = 0 AND y.id = 0)",
     "phi2": "((T AS x ; H AS y) OR (H AS y ; T AS x)) "
@@ -141,7 +141,7 @@ def test_note_63_global_max(name):
     assert got == brute(q, fig1_stream(), GLOBAL)
 
 
-# ====================================================================== note 6.4 micro cases
+# ====================================================================== docs/semantics/cel.md#cel-6.4 micro cases
 MICRO = {
     "Q1": ("A AS a ; B AS b ; C AS c", "ABACBC",
            {"NXT": ces({0, 1, 3}, {0, 1, 5}), "LAST": ces({0, 1, 3}, {2, 4, 5}),

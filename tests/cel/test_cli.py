@@ -14,7 +14,7 @@ from ceplab.workbench import cli
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
-# Figure 1 of the CEL paper (note cel.md 6.1) and phi1 (6.2): [[phi1]] = {1,2} {1,8} {5,8}.
+# Figure 1 of the CEL paper (docs/semantics/cel.md#cel-6.1) and phi1 (6.2): [[phi1]] = {1,2} {1,8} {5,8}.
 FIG1 = [("H", 2, "hum", 25), ("T", 0, "temp", 45), ("H", 0, "hum", 20), ("H", 1, "hum", 25),
         ("T", 1, "temp", 40), ("T", 0, "temp", 42), ("T", 1, "temp", 25), ("H", 1, "hum", 70),
         ("H", 0, "hum", 18)]

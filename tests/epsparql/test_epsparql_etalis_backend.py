@@ -1,5 +1,4 @@
-"""The ETALIS backend of the EP-SPARQL engine (``ceplab.engine.epsparql.etalis_backend``; paper section 5, note
-epsparql.md 9.4): the fragment BGP/Join/SEQ/EQUALS/UNION/FILTER compiled to ETALIS rules and run on the ETALIS
+"""The ETALIS backend of the EP-SPARQL engine (``ceplab.engine.epsparql.etalis_backend``; paper section 5, docs/semantics/epsparql.md#epsparql-9.4): the fragment BGP/Join/SEQ/EQUALS/UNION/FILTER compiled to ETALIS rules and run on the ETALIS
 engine gives exactly the rows of the EP-SPARQL oracle (``ceplab.asp.epsparql``) and of the native engine
 (``ceplab.engine.epsparql``); everything else raises :class:`ceplab.semantics.errors.UnsupportedError`.
 """
@@ -153,7 +152,7 @@ def fragment_queries(draw) -> str:
          stream_of([occ("a", "p", 1, 0), occ("a", "p", I("a"), 0), occ("b", "p", Literal("a"), 1),
                     occ("b", "p", 0, 1)]))
 def test_backend_equals_oracle_and_native(query, stream):
-    """Note 9.4: on the positive fragment ETALIS (unrestricted = minimal model) and EP-SPARQL agree, row for
+    """docs/semantics/epsparql.md#epsparql-9.4: on the positive fragment ETALIS (unrestricted = minimal model) and EP-SPARQL agree, row for
     row; the EP-SPARQL oracle and the native engine are the references."""
     try:
         compile_to_etalis(parse(PREFIX + query))

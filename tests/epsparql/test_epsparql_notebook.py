@@ -19,7 +19,7 @@ def test_epsparql_notebook_runs_without_errors(epsparql_nb):
 
 def test_epsparql_notebook_examples_and_real_data(epsparql_nb, notebook_text):
     text = notebook_text(epsparql_nb)
-    # the note's worked examples (epsparql.md section 5), engine and oracle side by side
+    # docs/semantics/epsparql.md's worked examples (epsparql.md section 5), engine and oracle side by side
     assert not re.search(r"engine = oracle: False", text), text
     for who in ("engine", "oracle"):
         assert re.search(rf"^E1 {who}: \{{company:ACME\}}\[1,20\]$", text, re.M), text

@@ -1,6 +1,6 @@
-"""The EP-SPARQL clingo oracle (asp/epsparql.py) on the worked examples of note epsparql.md section 5.
+"""The EP-SPARQL clingo oracle (asp/epsparql.py) on the worked examples of docs/semantics/epsparql.md#epsparql-5.
 
-Every expectation is taken from the note (E-numbers) or the printed algebra (note 3.3), not from runs.
+Every expectation is taken from docs/semantics/epsparql.md (E-numbers) or the printed algebra (docs/semantics/epsparql.md#epsparql-3.3), not from runs.
 Queries are built with the AST classes (the parser is written concurrently).
 """
 from __future__ import annotations
@@ -169,7 +169,7 @@ def test_e4_construct_feeds_query2_set_and_bag():
     assert rows(res) == {row(0, 1, 9, company=ACME, ratingagency=I("Moodys"))}
     # bag: the number of full solutions (mu, ta, tw) of the WHERE projecting onto the row.  Both derived
     # occurrences give the same full solution {ACME, Moodys, 100, 40}[1,9], which the set-based algebra of
-    # note 3.3 holds once: count 1.  (The note's E4 says "a bag would count 2": that counts derivations, not
+    # docs/semantics/epsparql.md#epsparql-3.3 holds once: count 1.  (docs/semantics/epsparql.md's E4 says "a bag would count 2": that counts derivations, not
     # solutions; see the report.)
     assert rows(run(qs, _e4_stream(), Options(output="bag"))) == {
         row(0, 1, 9, 1, company=ACME, ratingagency=I("Moodys"))}
@@ -402,7 +402,7 @@ def test_rejects_doubles_and_bad_intervals():
 
 # ------------------------------------------------------------------------------------------------ more switches
 def test_lj_filter_interval():
-    # note 3.3 LeftJoin: F sees the mandatory row's interval (as printed); A7 'hull': the joined row's hull
+    # docs/semantics/epsparql.md#epsparql-3.3 LeftJoin: F sees the mandatory row's interval (as printed); A7 'hull': the joined row's hull
     x, y, z = V("x"), V("y"), V("z")
     q = select(A.LeftJoin(bgp((x, I("p"), y)), bgp((x, I("q"), z)), A.Cmp("<", A.TimeFn("DURATION"), A.Const(Literal(2)))))
     st = stream((I("a"), I("q"), I("c"), 1), (I("a"), I("p"), I("b"), 5))
@@ -411,7 +411,7 @@ def test_lj_filter_interval():
 
 
 def test_construct_unbound():
-    # note 3.6: var(P_q) ⊆ dom mu (drop_solution) vs SPARQL's per-triple dropping (A13b)
+    # docs/semantics/epsparql.md#epsparql-3.6: var(P_q) ⊆ dom mu (drop_solution) vs SPARQL's per-triple dropping (A13b)
     x, y, z = V("x"), V("y"), V("z")
     q = A.Construct((tp(x, I("r"), y), tp(x, I("s"), z)), A.LeftJoin(bgp((x, I("p"), y)), bgp((x, I("q"), z))))
     st = stream((I("a"), I("p"), I("b"), 1))

@@ -1,4 +1,4 @@
-"""EP-SPARQL parser: the note's worked examples (epsparql.md section 5) parse into the expected algebra (note 2.3),
+"""EP-SPARQL parser: docs/semantics/epsparql.md's worked examples (epsparql.md section 5) parse into the expected algebra (docs/semantics/epsparql.md#epsparql-2.3),
 chains fold left (A9), FILTER placement (A8), errors with positions, the optional_filter switch, time constants
 (A15) and the printer round trip."""
 from __future__ import annotations
@@ -308,7 +308,7 @@ def test_literals_and_numbers_are_canonical():
     assert str(objs[6]) == "5"
     assert objs[7].datatype == XSD.dateTime
     assert objs[8] == URIRef("http://other/iri")
-    # doubles are rejected (exact arithmetic, note A11), with the position of the literal
+    # doubles are rejected (exact arithmetic, docs/semantics/epsparql.md#epsparql-A11), with the position of the literal
     for bad in ("1e3", '"2.5"^^xsd:double', '"2.5"^^xsd:float'):
         with pytest.raises(ParseError, match="not supported"):
             parse(PRE + f"SELECT * {{ ?x :p {bad} }}")

@@ -1,4 +1,4 @@
-"""Properties of EP-SPARQL (issue section 4; note epsparql.md 3.5, 6 P1/P2/P6, 9.4), checked on the clingo
+"""Properties of EP-SPARQL (issue section 4; docs/semantics/epsparql.md#epsparql-3.5, #epsparql-P1/#epsparql-P2/#epsparql-P6, #epsparql-9.4), checked on the clingo
 oracle (``ceplab.asp.epsparql``) and the incremental engine (``ceplab.engine.epsparql``):
 
 * **downward compatibility** (principle 2, P2) against rdflib as the real peer: a plain SPARQL query (BGP,
@@ -8,7 +8,7 @@ oracle (``ceplab.asp.epsparql``) and the incremental engine (``ceplab.engine.eps
 * **timewise monotonicity** (principle 1, P1, A1): the results on the stream cut at ``t`` (occurrences ending
   by ``t``) are the full results ending by ``t``; the hypothetical "Sequentional" operator breaks it (E7,
   FINDINGS F2);
-* **cross-language** (note 9.4, P6) against the ETALIS oracle (``ceplab.asp.etalis``), a triple ``s p o`` read as
+* **cross-language** (docs/semantics/epsparql.md#epsparql-9.4, #epsparql-P6) against the ETALIS oracle (``ceplab.asp.etalis``), a triple ``s p o`` read as
   the ETALIS event ``p(s, o)``: BGP/Join = ``and``, SEQ = ``seq``, EQUALS = ``equals``, UNION = ``or`` (any
   intervals), and on point events the EQUALSOPTIONAL negation idiom = ``not(x).[a, b]``; the OPTIONALSEQ idiom
   of query (3) is not ``not`` (A12, FINDINGS F3).
@@ -151,7 +151,7 @@ E8_BODY = "?a :p ?b OPTIONAL { ?a :q ?c }"
 @given(graphs(), sparql_patterns(), st.integers(0, 5))
 @example(E8_GRAPH, E8_BODY, 5)
 def test_downward_compatibility_with_rdflib(g, body, t):
-    """Principle 2 (note 3.5, P2): SPARQL answers on G == EP-SPARQL answers on S_t, as sets of mappings."""
+    """Principle 2 (docs/semantics/epsparql.md#epsparql-3.5, #epsparql-P2): SPARQL answers on G == EP-SPARQL answers on S_t, as sets of mappings."""
     if not _vars_of(body):
         return
     assert epsparql_rows(g, body, t) == rdflib_rows(g, body)
@@ -261,7 +261,7 @@ E7_QUERY_MIRROR = "SELECT * WHERE { { ?y ?y ?y } OPTIONALSEQ { ?x ?x ?x } }"
 
 
 def sequentional(stream) -> set:
-    """The hypothetical operator of note 3.5 / E7: mandatory ``{?x ?x ?x}`` followed by an *optional later*
+    """The hypothetical operator of docs/semantics/epsparql.md#epsparql-3.5 / #epsparql-E7: mandatory ``{?x ?x ?x}`` followed by an *optional later*
     ``{?y ?y ?y}`` -- LeftJoin with ``t_omega < t'_alpha`` -- evaluated by its definition (it is not in the
     language, so neither the oracle nor the engine has it).  Rows ``(mapping, start, end)``."""
     rows = [(o.s, o.start, o.end) for o in stream if o.s == o.p == o.o]
@@ -370,7 +370,7 @@ def positive_pairs(draw):
 @SETTINGS
 @given(positive_pairs(), streams(max_len=8))
 def test_positive_core_equals_etalis(pair, stream):
-    """Note 9.4 / P6: BGP/Join = AND (hull), SEQ = SEQ (strict, [start(l), end(r)]), EQUALS = EQUALS, UNION =
+    """docs/semantics/epsparql.md#epsparql-9.4 / #epsparql-P6: BGP/Join = AND (hull), SEQ = SEQ (strict, [start(l), end(r)]), EQUALS = EQUALS, UNION =
     OR, with the same intervals, also for non-point input intervals."""
     body, ebody, xs = pair
     vs = ["s"] + sorted(xs, key=lambda v: int(v[1:]))

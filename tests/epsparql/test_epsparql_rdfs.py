@@ -1,4 +1,4 @@
-"""Background knowledge and RDFS for EP-SPARQL (note epsparql.md A14, E13, 9.1, 9.2 point 7), in both the clingo
+"""Background knowledge and RDFS for EP-SPARQL (docs/semantics/epsparql.md#epsparql-A14, #epsparql-E13, #epsparql-9.1, #epsparql-9.2 point 7), in both the clingo
 oracle (asp/epsparql.py) and the incremental engine (engine/epsparql): static triples are timeless (they join
 but add nothing to the interval), stream occurrences are RDFS-entailed with the static schema and keep their
 interval, rows matching only static triples are no results and never SEQ/EQUALS/OPTIONAL operands.  Every case
@@ -293,7 +293,7 @@ def test_differential_engine_equals_oracle_with_background(qs, stream, bg, optio
 # oracle's ``stat`` rules in asp/epsparql.lp) is the cross-check.
 def reference_rdfs_closure(triples) -> set:
     """The RDFS closure under rdfs2 (domain), rdfs3 (range, resource objects only), rdfs5, rdfs7
-    (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (note A14 i).  Naive fixpoint."""
+    (subPropertyOf), rdfs9, rdfs11 (subClassOf); no axiomatic triples (docs/semantics/epsparql.md#epsparql-A14 i).  Naive fixpoint."""
     from collections import defaultdict
 
     from rdflib import Literal

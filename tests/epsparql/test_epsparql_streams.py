@@ -1,4 +1,4 @@
-"""EP-SPARQL stream readers and writers (semantics/epsparql/streams.py; note epsparql.md 1, A1, A2, A14 iv, A19)."""
+"""EP-SPARQL stream readers and writers (semantics/epsparql/streams.py; docs/semantics/epsparql.md#epsparql-1, #epsparql-A1, #epsparql-A2, #epsparql-A14 iv, #epsparql-A19)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,7 +23,7 @@ def i(n):
 
 
 # ------------------------------------------------------------------------------------------------ line format
-E2_STREAM = """# E2 (note section 5)
+E2_STREAM = """# E2 (docs/semantics/epsparql.md#epsparql-5)
 <http://example.org/ACME> <http://example.org/downratedby> <http://example.org/Moodys> 2 .
 <http://example.org/ACME> <http://example.org/hasStockPrice> 100 3 .
 <http://example.org/IBM> <http://example.org/hasStockPrice> "80"^^<http://www.w3.org/2001/XMLSchema#integer> 4 4 .

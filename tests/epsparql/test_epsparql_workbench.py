@@ -109,7 +109,7 @@ def test_emission_positions_are_checked():
 
 
 def test_unsupported_is_input_error():
-    # one hour is not a whole number of one-day ticks (note A15): both sides refuse it as bad input
+    # one hour is not a whole number of one-day ticks (docs/semantics/epsparql.md#epsparql-A15): both sides refuse it as bad input
     qs = L.parse(P + 'SELECT * WHERE { ?s :p ?x FILTER(getDURATION() < "PT1H"^^xsd:duration) }')
     with pytest.raises(UnsupportedError):
         L.evaluator(qs, Options())
@@ -281,7 +281,7 @@ def test_spark_fuzz_epsparql(tmp_path):
 
 
 def test_cli_background_and_ontology(tmp_path):
-    """E13 through the CLI: --ontology makes the subclass chain entail the stream's types (note A14); a language
+    """E13 through the CLI: --ontology makes the subclass chain entail the stream's types (docs/semantics/epsparql.md#epsparql-A14); a language
     without background knowledge rejects the option; a bad Turtle file is bad input."""
     from typer.testing import CliRunner
 
@@ -317,7 +317,7 @@ def test_cli_background_and_ontology(tmp_path):
 
 # ----------------------------------------------------------------------------- fuzz cases with background knowledge
 def test_seeded_fuzz_draw_contains_background_cases():
-    """A quarter of the seeded random cases (the Spark fuzzer's) draw background knowledge (note A14) inline in
+    """A quarter of the seeded random cases (the Spark fuzzer's) draw background knowledge (docs/semantics/epsparql.md#epsparql-A14) inline in
     the query text; parse hands it to oracle and engine, and it changes answers in some cases."""
     from ceplab.semantics.epsparql.streams import Background
     from ceplab.workbench.langs.epsparql.background import WithBackground, background_lines

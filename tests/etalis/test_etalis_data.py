@@ -144,7 +144,7 @@ def test_rule_sets_cover_the_paper_weather_rules():
     assert "meets" in ops(progs["rain_accumulation"])
     assert progs["worse_weather"].static_rules
     for k, t in texts.items():
-        assert "% stream:" in t and "note etalis.md" in t, f"{k}: explain the rule and cite the paper rule"
+        assert "% stream:" in t and "docs/semantics/etalis.md" in t, f"{k}: explain the rule and cite the paper rule"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -1,7 +1,7 @@
 """Incremental ETALIS engine (engine/etalis, unrestricted policy) against the clingo oracle (asp/etalis.py):
-the note etalis.md section 5 cases of tests/test_etalis_oracle.py, the Figure 1 table, operator cases, a
+the docs/semantics/etalis.md#etalis-5 cases of tests/test_etalis_oracle.py, the Figure 1 table, operator cases, a
 hypothesis differential property over random rule sets and streams, and the prefix property
-(note 2.4 footnote 11 / 9.4 (ii)): the oracle on the events with end <= t, restricted to results ending
+(docs/semantics/etalis.md#etalis-2.4 footnote 11 / #etalis-9.4 (ii)): the oracle on the events with end <= t, restricted to results ending
 <= t, equals what the engine emitted by the last event with end <= t.
 
 (The engine emits a result when the clock reaches its end; results that only end at a later absolute time
@@ -95,7 +95,7 @@ def test_figure1(case):
     assert iv(res, "r") == {tuple(x) for x in case["expected"]}
 
 
-# ------------------------------------------------------------------------------------------------ note section 5
+# ------------------------------------------------------------------------------------------------ docs/semantics/etalis.md#etalis-5
 def test_t2_unrestricted():
     res = agree("ie <- a seq b. e <- ie seq c.", "a@1 a@2 a@3 b@4 b@5 c@6")
     assert iv(res, "e") == {(1, 6), (2, 6), (3, 6)}

@@ -1,4 +1,4 @@
-"""ETALIS clingo oracle (asp/etalis.py + asp/etalis.lp): note etalis.md section 5 worked examples, Figure 1
+"""ETALIS clingo oracle (asp/etalis.py + asp/etalis.lp): docs/semantics/etalis.md#etalis-5 worked examples, Figure 1
 (papers-check/etalis/figure1.json), operator-by-operator cases, the switches of ceplab.semantics.etalis.options,
 the uniqueness check (Theorem 2.1), injection safety and limits."""
 import json

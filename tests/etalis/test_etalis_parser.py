@@ -1,5 +1,5 @@
-"""ETALIS front end: .event parser, precedence (note A13), negation/window forms, safety, termination (A14),
-error positions, note section 5 example rule files, and a hypothesis round trip parse(str(p)) == p."""
+"""ETALIS front end: .event parser, precedence (docs/semantics/etalis.md#etalis-A13), negation/window forms, safety, termination (A14),
+error positions, docs/semantics/etalis.md#etalis-5 example rule files, and a hypothesis round trip parse(str(p)) == p."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -207,7 +207,7 @@ def test_syntax_errors_have_exact_positions(text, line, col, fragment):
     assert fragment in e.message
 
 
-# ------------------------------------------------------------------------------------------------ recursion (note 4, A14)
+# ------------------------------------------------------------------------------------------------ recursion (docs/semantics/etalis.md#etalis-4, #etalis-A14)
 ACCEPTED = {
     "transitive closure T10": "reach(X,Y) <- reach(X,Z) seq edge(Z,Y).\nreach(X,Y) <- edge(X,Y).",
     "counter T7": "cnt(0) <- start.\ncnt(N+1) <- cnt(N) seq a.",
@@ -268,7 +268,7 @@ def test_dependency_graph():
     assert recursive_predicates(p) == {("reach", 2)}
 
 
-# ------------------------------------------------------------------------------------------------ note section 5 examples
+# ------------------------------------------------------------------------------------------------ docs/semantics/etalis.md#etalis-5 examples
 NOTE_EXAMPLES = """\
 % T1: Figure 1 operators (intervals built from start/end events)
 p1 <- s11 seq e11.

@@ -1,5 +1,5 @@
 """The ETALIS consumption-policy engine (engine/etalis/policy.py) on hand-derived cases of ETALIS-P
-(semantics/etalis/policies.py; note etalis.md 3.12, A10-A12, 9.6).
+(semantics/etalis/policies.py; docs/semantics/etalis.md#etalis-3.12, #etalis-A10 to #etalis-A12, #etalis-9.6).
 
 Each expectation is derived by hand from the definition (the derivation is in the comment), not taken from a
 run.  The differential test against the step-indexed ASP specification is tests/test_etalis_policy_diff.py.
@@ -40,7 +40,7 @@ RUNNING = "a@1 a@2 a@3 b@4 b@5 c@6"
 
 
 @pytest.mark.parametrize("policy,ie,e", [
-    # note 3.12 table: FIFO: B4 takes A1, B5 takes A2, C6 takes IE(1,4)
+    # docs/semantics/etalis.md#etalis-3.12 table: FIFO: B4 takes A1, B5 takes A2, C6 takes IE(1,4)
     ("chronological", {(1, 4), (2, 5)}, {(1, 6)}),
     # the paper's mechanism (LIFO, consuming): B4 takes A3, B5 takes A2, C6 takes the newest IE(2,5)
     ("recent_lifo", {(3, 4), (2, 5)}, {(2, 6)}),

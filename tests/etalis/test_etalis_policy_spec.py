@@ -1,5 +1,5 @@
 """Step-indexed ASP specification of the ETALIS consumption policies (asp/etalis_policy.lp + .py) against
-ETALIS-P (semantics/etalis/policies.py): the note's running example (etalis.md 3.12), its interval example with
+ETALIS-P (semantics/etalis/policies.py): docs/semantics/etalis.md's running example (etalis.md 3.12), its interval example with
 every interval_policy, hand-checked operator cases under each policy (each expectation is derived by hand from
 the ETALIS-P text in the comment next to it), and properties that follow from the definition (P9: subset of the
 unrestricted answers without negation; join-free programs do not depend on the policy; prefix property).
@@ -46,9 +46,9 @@ def iv(res: set, head: str) -> set:
     return {(s, e) for a, s, e in res if a == head}
 
 
-# ------------------------------------------------------------------------------------------------ note 3.12
+# ------------------------------------------------------------------------------------------------ docs/semantics/etalis.md#etalis-3.12
 RUNNING = "a@1 a@2 a@3 b@4 b@5 c@6"
-# the note's table (3.12): chronological, recent-LIFO, recent (Snoop)
+# docs/semantics/etalis.md's table (3.12): chronological, recent-LIFO, recent (Snoop)
 TABLE = {"chronological": ({(1, 4), (2, 5)}, {(1, 6)}),
          "recent_lifo": ({(3, 4), (2, 5)}, {(2, 6)}),
          "recent": ({(3, 4), (3, 5)}, {(3, 6)})}

@@ -1,8 +1,8 @@
-"""Metamorphic properties of ETALIS (issue 3 section 4; note etalis.md 9.4), for the engine under every policy
+"""Metamorphic properties of ETALIS (issue 3 section 4; docs/semantics/etalis.md#etalis-9.4), for the engine under every policy
 and for the oracles:
 
 * left-associated and explicitly parenthesised chains agree, and a chain equals its binarization into
-  intermediate events (note 3.1, P6);
+  intermediate events (docs/semantics/etalis.md#etalis-3.1, #etalis-P6);
 * shifting every timestamp (stream and time points) by a constant shifts every result;
 * for programs without ``not`` every consumption policy's answers are within the unrestricted ones (a policy
   only drops joins; ETALIS-P section 9);
@@ -84,7 +84,7 @@ def test_left_association_and_binarization(ops, policy, evs, data):
         prev, prev_x = name, binds
     opts = Options(policy=policy)
     nested_res = engine_set(f"{head} <- {nested}.", evs, opts)
-    # an unparenthesised chain is left-associated only within one precedence level (grammar.lark, note A13):
+    # an unparenthesised chain is left-associated only within one precedence level (grammar.lark, docs/semantics/etalis.md#etalis-A13):
     # seq and the Allen operators share a level, 'and' and 'par' have their own
     if len({_LEVEL[o] for o in ops}) == 1:
         assert engine_set(f"{head} <- {flat}.", evs, opts) == nested_res

@@ -82,7 +82,7 @@ def test_compare_agrees(rules, events, count):
 def test_compare_under_a_policy():
     rep = cmp(T2, T2_STREAM, Options(policy="chronological"))
     assert rep.verdict == "agree", rep.problems
-    # note etalis.md 5 T2: chronological IE <1,4>, <2,5>; E <1,6>
+    # docs/semantics/etalis.md#etalis-T2: chronological IE <1,4>, <2,5>; E <1,6>
     assert sorted(L.result_to_json(r) for r in rep.oracle_results) == [
         ["e", 1, 6], ["ie", 1, 4], ["ie", 2, 5]]
 

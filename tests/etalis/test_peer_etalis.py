@@ -7,7 +7,7 @@ compared with our clingo oracle under the unrestricted policy:
 * where our reading and ETALIS's implementation coincide (SEQ with and without windows, OR, WHERE, MEETS,
   SEQ hierarchies) the sets must be equal;
 * for every known, explained difference the exact difference is asserted, with the reason (ETALIS is not the
-  specification: the paper is; note etalis.md 3.x [I] and section 8).
+  specification: the paper is; docs/semantics/etalis.md#etalis-3 [I] and #etalis-8).
 """
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_random_seq_or_window_hierarchy_agrees(peer):
 
 
 def test_multiplicity_of_the_running_example(peer):
-    """Note 3.12 / T2, unrestricted: E(1,6), E(2,6), E(3,6), each derived twice (A17: compare sets)."""
+    """docs/semantics/etalis.md#etalis-3.12 / #etalis-T2, unrestricted: E(1,6), E(2,6), E(3,6), each derived twice (A17: compare sets)."""
     r = P.run_etalis("e <- a seq b seq c.", stream("a@1 a@2 a@3 b@4 b@5 c@6"))
     assert r.results == {("e", 1, 6), ("e", 2, 6), ("e", 3, 6)}
     assert r.firings == 6
@@ -195,7 +195,7 @@ RUNNING = "a@1 a@2 a@3 b@4 b@5 c@6"
     # ETALIS has no etr_delf clauses for the _2 flags: nothing consuming ever fires
     ("recent_2", False, set()),
     ("chronological_2", False, set()),
-    # with the adapter's etr_delf clauses: the note's LIFO and FIFO rows (E(2,6), E(1,6))
+    # with the adapter's etr_delf clauses: docs/semantics/etalis.md's LIFO and FIFO rows (E(2,6), E(1,6))
     ("recent_2", True, {("e", 2, 6)}),
     ("chronological_2", True, {("e", 1, 6)}),
 ])
@@ -238,5 +238,5 @@ def test_cli_peer_unavailable_is_bad_input(monkeypatch, tmp_path):
 def test_cli_peer_agrees_and_disagrees(peer, tmp_path):
     res = _cli(tmp_path, "d <- a seq b.\n")
     assert res.exit_code == 0 and "agrees with the oracle" in res.output
-    res = _cli(tmp_path, "d <- a and b.\n")          # ETALIS consumes in 'and' (note A10): 2 of 4 pairs
+    res = _cli(tmp_path, "d <- a and b.\n")          # ETALIS consumes in 'and' (docs/semantics/etalis.md#etalis-A10): 2 of 4 pairs
     assert res.exit_code == 1 and "DISAGREES" in res.output and "oracle only" in res.output

@@ -25,7 +25,7 @@ from ceplab.workbench.shrink import drop_events
 
 
 # The workbench parses before it knows the switches (``ceplab run --set ...``): nested strategies
-# (note G5) are parsed here and accepted or rejected by the oracle and the engine, which check
+# (docs/semantics/cel.md#cel-G5) are parsed here and accepted or rejected by the oracle and the engine, which check
 # ``Options.nested_strategies`` themselves (a ParseError naming the switch, with line and column).
 _PARSE_ALL = Options(nested_strategies="compositional")
 
@@ -94,7 +94,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
     return text, stream, options
 
 
-#: Fraction of fuzz cases with a nested selection strategy (note G5, compositional reading).
+#: Fraction of fuzz cases with a nested selection strategy (docs/semantics/cel.md#cel-G5, compositional reading).
 P_NESTED = 0.15
 
 
@@ -111,7 +111,7 @@ def _simplify(text: str) -> Any:
 
 
 def _parse_unchecked(text: str, file: str | None = None) -> Any:
-    """Parse without the strong well-formedness check (oracle-only paper examples, note G3)."""
+    """Parse without the strong well-formedness check (oracle-only paper examples, docs/semantics/cel.md#cel-G3)."""
     from ceplab.semantics.cel.parser import parse
 
     return parse(text, file, check=False, options=_PARSE_ALL)
@@ -168,6 +168,6 @@ LANGUAGE = Language(
     real_cases=_real_cases,
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cel",
     paper_format=PaperFormat(with_strategy=_with_strategy, parse_unchecked=_parse_unchecked,
-                             unchecked_note="not strongly well-formed, finite-word semantics (note G2/G3)"),
+                             unchecked_note="not strongly well-formed, finite-word semantics (docs/semantics/cel.md#cel-G2/#cel-G3)"),
     benchmark=_benchmark,
 )

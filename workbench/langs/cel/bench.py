@@ -1,7 +1,7 @@
 """Benchmarks with printed tables (``ceplab bench``; DESIGN.md sections 2 and 4).
 
 ``ceplab bench cel`` measures the incremental CEL engine (``ceplab.engine.cel``) on the workload of the
-paper's experiments (note cel.md section 8), the clingo oracle (``ceplab.asp.cel``) as the stream grows, a
+paper's experiments (docs/semantics/cel.md#cel-8), the clingo oracle (``ceplab.asp.cel``) as the stream grows, a
 floor (a loop that only reads each event's type) and, optionally, the OpenCEP peer. Everything is
 seeded: two runs with the same seed see the same events and count the same outputs (timings differ).
 
@@ -9,7 +9,7 @@ Workload. For each query, events are drawn uniformly at random (``random.Random`
 :data:`SEED`, prefix-stable: the stream of length n is the prefix of every longer one) from the
 query's k pattern types (A, B, C, D as the query needs) plus the 6 noise types ``N1..N6``; event i
 has ``type``, ``time = i`` and ``position = i`` and no attributes. The queries (Table 1 of the paper,
-note 8) are run with strategy ALL and ``WITHIN w`` (``max C - min C <= w`` in positions, note G8):
+docs/semantics/cel.md#cel-8) are run with strategy ALL and ``WITHIN w`` (``max C - min C <= w`` in positions, docs/semantics/cel.md#cel-G8):
 
     Q1  A AS a ; B AS b ; C AS c
     Q2  A AS a ; B AS b ; C AS c ; D AS d

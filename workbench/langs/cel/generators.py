@@ -66,7 +66,7 @@ def _assign_vars(ch: Chooser, f: Formula, avoid: frozenset[str], safe_only: bool
     """Name the atoms: the two sides of every ``;`` get disjoint vdef+ (safety) unless an unsafe
     choice is drawn (``p_unsafe`` per atom, never when ``safe_only``); the sides of AND always get
     disjoint vdef+ (the extension requires it); OR sides and ``+`` bodies may reuse names (shared
-    definitions, shadowing: note G3)."""
+    definitions, shadowing: docs/semantics/cel.md#cel-G3)."""
     if isinstance(f, Atom):
         if not safe_only and avoid and ch.boolean(p_unsafe):
             cands = list(VAR_POOL[:_PREFERRED_VARS])
@@ -124,7 +124,7 @@ def gen_cel_pred(ch: Chooser, variables: Sequence[str], unary_only: bool = False
 
 def _decorate(ch: Chooser, f: Formula, legal_parent: frozenset[str], plus_body: bool,
               outer: frozenset[str], unary_only: bool, p_filter: float) -> Formula:
-    """Add filters whose variables are legal for strong well-formedness (note G3).
+    """Add filters whose variables are legal for strong well-formedness (docs/semantics/cel.md#cel-G3).
 
     ``x`` is legal at node g iff some ancestor-or-self of g, below x's binder, has x bound:
     ``L(g) = (L(parent) - vdef+(g) if g is a + body else L(parent)) | bound(g)``. Adding a filter
@@ -150,7 +150,7 @@ def gen_cel_formula(ch: Chooser, *, types: Sequence[str] = ("A", "B", "C"), max_
                     max_atoms: int = 6, unary_only: bool = False, safe_only: bool = False,
                     allow_and: bool = True, p_filter: float = 0.3,
                     p_unsafe: float = 0.2) -> Formula:
-    """A random strongly well-formed CEL formula (note G18 sizes).
+    """A random strongly well-formed CEL formula (docs/semantics/cel.md#cel-G18 sizes).
 
     Three passes: operator skeleton (``;``, OR, ``+``, AND; nesting depth <= ``max_depth``,
     so ``+`` nests at most that deep; at most ``max_atoms`` atoms), variable naming (safe unless
@@ -201,8 +201,7 @@ def _replace_atom(f: Formula, target: int, new: Formula, count: list) -> Formula
 
 
 def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None = None) -> Query:
-    """A random query with one nested selection strategy ``strategy(psi)`` (EXTENSION, note cel.md
-    G5; evaluate under ``Options(nested_strategies="compositional")``).
+    """A random query with one nested selection strategy ``strategy(psi)`` (EXTENSION, docs/semantics/cel.md#cel-G5; evaluate under ``Options(nested_strategies="compositional")``).
 
     psi (unary filters, <= 3 atoms) and the outer formula (<= 2 atoms, no AND) are drawn by
     :func:`gen_cel_formula` over ``types``; the block replaces an outer atom or is combined with the

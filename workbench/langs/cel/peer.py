@@ -22,7 +22,7 @@ Anything else (OR, FILTER, AND, selection strategies) raises :class:`Unsupported
 
 Window rule: events are given timestamps equal to their stream positions in seconds, so OpenCEP's
 "``max timestamp - min timestamp <= window``" check is exactly CEL's ``WITHIN w`` reading
-``max C - min C <= w`` in positions (note cel.md G8). Without ``WITHIN`` the window is the whole
+``max C - min C <= w`` in positions (docs/semantics/cel.md#cel-G8). Without ``WITHIN`` the window is the whole
 stream.
 
 On Python 3.11 OpenCEP imports ``collections.Callable``, removed in 3.10; :func:`load` restores it

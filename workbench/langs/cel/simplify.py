@@ -28,7 +28,7 @@ def _formula_variants(f: Any) -> Iterator[Any]:
     from ceplab.semantics.cel import ast as A
 
     yield from A.children(f)
-    if isinstance(f, A.Sel):                   # a nested strategy (note G5): its body, then smaller
+    if isinstance(f, A.Sel):                   # a nested strategy (docs/semantics/cel.md#cel-G5): its body, then smaller
         yield f.body
         if f.within is not None:
             yield A.Sel(f.strategy, f.body, None)

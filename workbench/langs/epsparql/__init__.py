@@ -7,7 +7,7 @@ The record wires together the parser (:mod:`ceplab.semantics.epsparql.parser`), 
 set one by one with ``--set``), the clingo oracle (:func:`ceplab.asp.epsparql.oracle`), the incremental engine
 (:func:`ceplab.engine.epsparql.evaluator`), the seeded generators and hypothesis strategies
 (:mod:`ceplab.workbench.langs.epsparql.generators`), the bundled real-data cases (``ceplab.workbench.langs.epsparql.data.real_cases``, optional)
-and the note's worked examples E1-E14 (``papers-check/epsparql``).
+and docs/semantics/epsparql.md's worked examples E1-E14 (``papers-check/epsparql``).
 
 Results are :class:`ceplab.semantics.epsparql.results.Row` (SELECT rows) and ``Derived`` (occurrences the
 CONSTRUCT rules add); their canonical JSON form (DESIGN.md section 4) is
@@ -18,7 +18,7 @@ Emission positions (``extra["result_positions"]``): the engine evaluates a tick 
 of a later tick arrives, or at ``close()``. A result ending at ``T`` is therefore expected at the first
 occurrence whose end is ``> T``, or at ``close()`` when there is none.
 
-Background knowledge (note A14) comes from ``--background``/``--ontology`` files (:func:`with_background`), from a
+Background knowledge (docs/semantics/epsparql.md#epsparql-A14) comes from ``--background``/``--ontology`` files (:func:`with_background`), from a
 ``# background: eustock`` line (the bundled data), or inline in the query text as ``# background graph: <s> <p>
 <o> .`` / ``# background ontology: ...`` comment lines (:func:`background_comment`; a quarter of the Spark fuzz
 cases draw such a background, and their reproducers keep it).
@@ -213,8 +213,8 @@ def _papers() -> PaperFormat:
     from ceplab.workbench.langs.epsparql import papers as P
 
     return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, project_results=P.project_results,
-                       provenance_legend="N = stated by the note epsparql.md 5 (clingo-confirmed there), "
-                                         "D = derived from the note's example by a stated projection")
+                       provenance_legend="N = stated by the docs/semantics/epsparql.md#epsparql-5 (clingo-confirmed there), "
+                                         "D = derived from docs/semantics/epsparql.md's example by a stated projection")
 
 
 LANGUAGE = Language(

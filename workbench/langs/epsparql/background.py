@@ -100,7 +100,7 @@ def background_json(text: str) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class WithBackground:
-    """A query set together with its timeless background knowledge (note A14): what ``ceplab run/compare
+    """A query set together with its timeless background knowledge (docs/semantics/epsparql.md#epsparql-A14): what ``ceplab run/compare
     --background G.ttl --ontology O.ttl`` evaluate.  ``qs``: the parsed :class:`QuerySet`; ``background``: a
     :class:`ceplab.semantics.epsparql.streams.Background`."""
     qs: Any

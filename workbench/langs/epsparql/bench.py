@@ -19,7 +19,7 @@ Workloads (``PREFIX : <http://example.org/>``; ``D`` the duration bound, :data:`
     S5     the same with 5 patterns
     S3x2   S3 on a stream with two occurrences per tick
     NEG    {?c :p ?x} SEQ {?c :p ?y} EQUALSOPTIONAL {{?c :p ?x} SEQ {?c :p ?m} SEQ {?c :p ?y}}
-           FILTER(!BOUND(?m) && getDURATION() < D)          (the note's E5 negation idiom: consecutive prices)
+           FILTER(!BOUND(?m) && getDURATION() < D)          (docs/semantics/epsparql.md's E5 negation idiom: consecutive prices)
     CON    CONSTRUCT {?c :q ?y} WHERE {?c :p ?x} SEQ {?c :p ?y} FILTER(?y > ?x && getDURATION() < D)
            SELECT ?c WHERE {?c :q ?a} SEQ {?c :q ?b} FILTER(?b > ?a && getDURATION() < D)   (a CONSTRUCT chain)
     S3R    S3 with RDFS: the stream uses :p1 and :p2 (ontology :p2 rdfs:subPropertyOf :p1 rdfs:subPropertyOf :p;
@@ -27,7 +27,7 @@ Workloads (``PREFIX : <http://example.org/>``; ``D`` the duration bound, :data:`
            static graph ``:c{k} a :Sub``, which the query does not ask for: they only size the closure).
     CONR   CON with RDFS: the stream uses :p1/:p2, and the derived :q is a subproperty of :r, which the SELECT asks.
 
-E13 scaled up (the paper's Test 2, section 6; note E13), a section of its own (``e13`` in the JSON): a synthetic
+E13 scaled up (the paper's Test 2, section 6; docs/semantics/epsparql.md#epsparql-E13), a section of its own (``e13`` in the JSON): a synthetic
 class tree (:func:`class_tree`) of 40,080 subclasses of ``:Tracheobionta`` on 8 levels (quick grid: 600), a
 stream ``:plant{i} a C`` with ``C`` a random leaf (one in ten ``:Fungi``, outside the tree), and ``SELECT ?x WHERE
 { ?x a :Tracheobionta }`` answered through RDFS.  Reported: the time of the RDFS closure of the ontology (computed

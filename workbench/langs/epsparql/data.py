@@ -14,7 +14,7 @@ with ``eu:`` = :data:`EU` and the price the exact decimal of the dataset value (
 the value as printed in R: the data has at most two decimals).  Slices keep the absolute day ticks;
 positions are renumbered 0.. .
 
-Background knowledge (note epsparql.md A14; ``workbench/langs/epsparql/data/``): ``indices.ttl`` (static graph:
+Background knowledge (docs/semantics/epsparql.md#epsparql-A14; ``workbench/langs/epsparql/data/``): ``indices.ttl`` (static graph:
 ``eu:DAX a eu:StockIndex ; eu:listedIn eu:Frankfurt``, countries, exchanges) and ``ontology.ttl`` (RDFS:
 ``eu:StockIndex rdfs:subClassOf eu:FinancialInstrument``, ...), loaded by :func:`background` as a
 :class:`ceplab.semantics.epsparql.streams.Background`.
@@ -24,7 +24,7 @@ The queries live in ``workbench/langs/epsparql/data/*.rq``.  Each file starts wi
 ``ceplab verify`` (:func:`real_cases`), and a line ``# background: eustock`` marks a file that needs the
 static graph + ontology (:func:`needs_background`).  Downratings and acquisitions are not in the data: the
 query files derive them from price moves with CONSTRUCT rules, which the SELECT queries of the same file read
-(the Q-closure, note 3.6).  Slices are short (a few weeks) so that the clingo oracle answers in seconds: it
+(the Q-closure, docs/semantics/epsparql.md#epsparql-3.6).  Slices are short (a few weeks) so that the clingo oracle answers in seconds: it
 grounds every SEQ over all pairs (triples) of one index's prices in the slice.
 """
 from __future__ import annotations

@@ -139,7 +139,7 @@ def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
                         durations: Sequence[int] = (0, 0, 0, 0, 1, 2), types: bool = False) -> list[Any]:
     """A random triple stream: ``length`` occurrences ``:s :p v`` (``v`` mostly an integer 0..2, sometimes a
     subject IRI), start in ``0..max_time``, end = start + a duration from ``durations`` (mostly points),
-    ordered by end (stable); duplicates (same triple, same interval) are one occurrence (note A19), so the
+    ordered by end (stable); duplicates (same triple, same interval) are one occurrence (docs/semantics/epsparql.md#epsparql-A19), so the
     stream may be shorter than ``length``. With ``types`` about one occurrence in five is ``:s rdf:type :Ck``
     instead (classes :data:`EPSPARQL_CLASSES`)."""
     from ceplab.semantics.epsparql.streams import read_line_stream
@@ -162,7 +162,7 @@ def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
 
 
 def gen_epsparql_background(ch: Chooser) -> tuple[list[str], list[str]]:
-    """Random background knowledge (note A14) over the generated vocabulary, as N-Triples lines
+    """Random background knowledge (docs/semantics/epsparql.md#epsparql-A14) over the generated vocabulary, as N-Triples lines
     ``(static graph, ontology)``: 1..4 schema axioms (``rdfs:subPropertyOf`` between :data:`EPSPARQL_PREDICATES`,
     ``rdfs:subClassOf`` between :data:`EPSPARQL_CLASSES`, chains and cycles possible, ``rdfs:domain`` /
     ``rdfs:range`` of a predicate), the first always a ``rdfs:subPropertyOf`` so that the SELECT's answers

@@ -30,7 +30,7 @@ def _compact_term(tok: str) -> str:
 def parse_compact_stream(value: Any, file: str = "<string>") -> list:
     """Papers-check streams: occurrences ``"S P O T"`` / ``"S P O T1 T2"`` / ``"S P O @[T1,T2]"`` (bare names
     are ``http://example.org/`` IRIs, numbers literals, N-Triples terms allowed), as a list of strings or
-    one string separated by ``;``; stably sorted by end (the note lists them by subject), then read by the
+    one string separated by ``;``; stably sorted by end (docs/semantics/epsparql.md lists them by subject), then read by the
     line-format reader (checks, dedupe, positions)."""
     from ceplab.semantics.epsparql.streams import read_line_stream
 

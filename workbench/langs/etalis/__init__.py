@@ -14,7 +14,7 @@ Results are ``(atom_text, start, end)`` tuples; their canonical JSON form (DESIG
 ``[atom, start, end]`` with the atom written as in ETALIS (``d(1,abc)``).
 
 Emission positions. ETALIS streams are ordered by end time and a result is determined when the stream
-clock reaches its end (note etalis.md 9.5), by the event that completes it. The language therefore
+clock reaches its end (docs/semantics/etalis.md#etalis-9.5), by the event that completes it. The language therefore
 provides ``result_positions`` (used by :func:`ceplab.workbench.compare.compare` instead of
 ``result_end``): a result ending at ``t`` is expected
 
@@ -335,7 +335,7 @@ def _papers() -> PaperFormat:
     return PaperFormat(stream=P.paper_stream, pattern_query=P.pattern_query,
                        project_results=P.project_results,
                        provenance_legend="T = paper text, R = reconstructed rule text, I = implementation, "
-                                         "V = clingo-verified (note etalis.md 0, 5)")
+                                         "V = clingo-verified (docs/semantics/etalis.md#etalis-0, #etalis-5)")
 
 
 LANGUAGE = Language(

@@ -14,7 +14,7 @@ Three datasets bundled (offline) with ``vega_datasets`` (``vega_datasets.local_d
   ====================  ===========================================================================
 
   The raw values have one decimal, so ``round(x * 10)`` is exact: the scaled integers carry the data
-  unchanged (the clingo oracle is integer-only, note etalis.md 9.1 / A16).
+  unchanged (the clingo oracle is integer-only, docs/semantics/etalis.md#etalis-9.1 / #etalis-A16).
 * ``sf-temps`` and ``seattle-temps``: hourly temperatures of 2010 (8759 rows each; the hour 2010-03-14 02:00
   does not exist, daylight saving time). :func:`hourly_temp_events` makes one point event ``temp(Loc, T)`` per
   row with ``Loc`` = ``sf`` / ``sea`` and ``T`` = tenths of a degree Fahrenheit (deg F x 10, exact for the same

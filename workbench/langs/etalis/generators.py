@@ -18,7 +18,7 @@ from ceplab.workbench.generators import Chooser, HypothesisChooser, RandomChoose
 
 #: Stream predicates of generated ETALIS programs (each with one integer argument in {1, 2}).
 ETALIS_ATOMS: tuple[str, ...] = ("a", "b", "c")
-#: The nine binary operators of the paper (Figure 2; DURING restored by note A3).
+#: The nine binary operators of the paper (Figure 2; DURING restored by docs/semantics/etalis.md#etalis-A3).
 ETALIS_OPS: tuple[str, ...] = ("seq", "and", "par", "or", "equals", "meets", "during", "starts",
                                "finishes")
 _ETALIS_ARGS = ("X", "Y", "_", "1")
@@ -76,7 +76,7 @@ def gen_etalis_pattern(ch: Chooser, depth: int, heads: Sequence[str] = (), neg_o
 def gen_etalis_program(ch: Chooser, *, max_rules: int = 3, max_depth: int = 3,
                        atoms: Sequence[str] = ETALIS_ATOMS, p_self: float = 0.5,
                        p_rule_window: float = 0.25, p_counter: float = 0.25) -> str:
-    """A random ETALIS rule base (text), note etalis.md 9.4.
+    """A random ETALIS rule base (text), docs/semantics/etalis.md#etalis-9.4.
 
     ``1..max_rules`` rules ``d0(ARG) <- body.``, ``d1(..) <- ..`` forming a hierarchy (rule ``i`` may
     use the heads of rules ``< i``), each body a :func:`gen_etalis_pattern` of depth

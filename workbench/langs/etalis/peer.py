@@ -60,7 +60,7 @@ ETALIS flag        what the implementation does
 ``unrestricted``   SEQ: compiled without ``etr_delf`` and the executor runs the check for **every** stored
                    goal (``findall`` + ``trigger_all``); nothing is consumed.  **All other binary operators
                    (and, par, equals, meets, during, starts, finishes, cnot) keep their ``etr_delf``**: every
-                   matching goal is used once and deleted (note A10).  Goals are never expired by windows.
+                   matching goal is used once and deleted (docs/semantics/etalis.md#etalis-A10).  Goals are never expired by windows.
 ``recent``         ``etr_insf``: ``retractall`` of the goals with the same key, then ``asserta`` (one goal
                    per key, newest first); ``etr_dbf`` + ``etr_delf`` take the first (newest) goal, delete
                    it, then test the time condition; one firing per arriving terminator and rule.
@@ -76,10 +76,10 @@ deleted, the run slows down quadratically).  When one of these flags is reached 
 driver therefore installs the missing clauses -- five lines of our own Prolog (``_PATCH_DELF``): delete the goal
 ``etr_dbf`` found, restore it (``asserta``/``assertz``) on backtracking, as ETALIS does for the other two
 policies.  ``PeerResult.patched`` says when this happened; ``etalis_flag=...`` runs ETALIS unmodified unless
-``patch_delf=True``.  On the running example ``e <- a seq b seq c`` over a@1 a@2 a@3 b@4 b@5 c@6 (note 3.12):
+``patch_delf=True``.  On the running example ``e <- a seq b seq c`` over a@1 a@2 a@3 b@4 b@5 c@6 (docs/semantics/etalis.md#etalis-3.12):
 ``unrestricted`` E(1,6) E(2,6) E(3,6) (6 firings); ``recent`` and ``chronological`` E(3,6) only (IE(3,4) only:
 one goal per key leaves a@3 alone); ``recent_2``/``chronological_2`` nothing; patched ``recent_2`` IE(3,4)
-IE(2,5) E(2,6) and patched ``chronological_2`` IE(1,4) IE(2,5) E(1,6) -- the note's LIFO and FIFO rows.
+IE(2,5) E(2,6) and patched ``chronological_2`` IE(1,4) IE(2,5) E(1,6) -- docs/semantics/etalis.md's LIFO and FIFO rows.
 
 Mapping from our policy names (:class:`ceplab.semantics.etalis.options.Options`) -- :data:`POLICY_FLAGS`:
 
@@ -87,7 +87,7 @@ Mapping from our policy names (:class:`ceplab.semantics.etalis.options.Options`)
 * ``chronological`` (FIFO, consuming) -> ``chronological_2`` (patched, see above);
 * ``recent_lifo`` (LIFO, consuming) -> ``recent_2`` (patched);
 * ``recent`` (the paper's narrative, Snoop's recent context: newest initiator kept, not consumed) has **no**
-  ETALIS counterpart: ETALIS's ``recent`` also consumes the goal it uses (note 3.12 [I]).  Asking for it
+  ETALIS counterpart: ETALIS's ``recent`` also consumes the goal it uses (docs/semantics/etalis.md#etalis-3.12 [I]).  Asking for it
   raises :class:`UnsupportedError`; ``run_etalis(..., etalis_flag="recent")`` runs ETALIS's own ``recent``.
 
 Errors: :class:`PeerError` (swipl missing, ETALIS failing to load or compile, a timeout, unreadable
@@ -130,7 +130,7 @@ class PeerResult:
         results: the derived firings as a set of ``(atom_text, start, end)`` (integer ticks), atom text as
             ``str(ceplab.semantics.etalis.ast.EventAtom)``.
         firings: number of firings of derived predicates, with multiplicity (ETALIS fires a complex event
-            once per derivation; note A17).
+            once per derivation; docs/semantics/etalis.md#etalis-A17).
         seconds: wall time of the feed loop inside Prolog (swipl start-up, loading ETALIS and compiling the
             rules excluded), in seconds.
         cpu_seconds: Prolog CPU time of the same loop.
