@@ -907,8 +907,8 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
         blamed = blamed or tuple(_query_name(i, q) for i, q in enumerate(qs.queries) if isinstance(q, A.Construct))
         what = "no stable model" if count == 0 else "more than one stable model"
         raise ModelError(f"oracle: the Q-closure of the CONSTRUCT rules has {what}: recursion through OPTIONAL/"
-                         f"OPTIONALSEQ/EQUALSOPTIONAL/!BOUND is not stratified by time on this stream (note "
-                         f"epsparql.md A13d) in {'; '.join(blamed)}", count, blamed)
+                         f"OPTIONALSEQ/EQUALSOPTIONAL/!BOUND is not stratified by time on this stream "
+                         f"(docs/semantics/epsparql.md#epsparql-A13d) in {'; '.join(blamed)}", count, blamed)
     return out
 
 

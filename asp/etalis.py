@@ -255,8 +255,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         what = "no answer set" if count == 0 else "more than one answer set"
         raise ModelError(
             f"oracle: the ETALIS program has {what}, but the semantics has exactly one minimal model (Theorem 2.1, "
-            f"note "
-            f"etalis.md 2.4/A2): the negation is not stratified by time"
+            f"docs/semantics/etalis.md#etalis-2.4, #etalis-A2): the negation is not stratified by time"
             + (f" in rule(s) {where}" if where else "")
             + (" (during_result='contained' breaks the hull property the stratification relies on)"
                if options.during_result == "contained" else ""),

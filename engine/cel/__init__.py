@@ -51,6 +51,6 @@ def evaluator(query: Query, options: Options = Options()):
     check_nested_strategies(query, options)
     if has_nested(query.formula):
         from ceplab.engine.cel.nested import NestedEvaluator
-        return NestedEvaluator(query, options)
+        return NestedEvaluator(query, options, evaluator=evaluator)
     cea = compile_query(query)
     return evaluator_for_cea(cea, query.strategy, options, query.within)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.cel.options import Options
@@ -104,22 +104,25 @@ class NestedEvaluator(Evaluator):
     Args:
         query: the query (its nested strategies closed; checked by :func:`ceplab.engine.cel.evaluator`).
         options: CEL options (``max_scope`` for the top-level MAX).
+        evaluator: ``evaluator(query, options)``, the engine's dispatcher
+            (:func:`ceplab.engine.cel.evaluator`), used for the nested sub-queries; passed in so that
+            this module does not import its package back.
 
     Raises:
         UnsupportedError: a nested strategy under AND, or what the sub-evaluators or the outer
             compilation refuse.
     """
 
-    def __init__(self, query: A.Query, options: Options = Options()) -> None:
-        from ceplab.engine.cel import evaluator
+    def __init__(self, query: A.Query, options: Options = Options(), *,
+                 evaluator: Callable[[A.Query, Options], Any]) -> None:
         from ceplab.engine.cel.compile import compile_formula
 
         bad = _and_with_block(query.formula)
         if bad is not None:
             raise UnsupportedError(
                 f"a nested selection strategy inside AND ({bad}) is not supported by the engine "
-                "(the product automaton cannot synchronise a block with the other side; note "
-                "cel.md G5); the oracle evaluates it")
+                "(the product automaton cannot synchronise a block with the other side; "
+                "docs/semantics/cel.md#cel-G5); the oracle evaluates it")
         if query.within is not None and (not isinstance(query.within, int) or query.within < 0):
             raise UnsupportedError(f"WITHIN {query.within}: the window must be a non-negative "
                                    "integer")

@@ -129,8 +129,8 @@ def check_well_formed(f: Formula) -> None:
             if shared:
                 x = sorted(shared)[0]
                 raise WellFormednessError(
-                    x, f"variable {x} is defined on both sides of AND; the AND extension (note "
-                    "cel.md G8, the product of complex event automata) needs sides with distinct "
+                    x, f"variable {x} is defined on both sides of AND; the AND extension ("
+                    "docs/semantics/cel.md#cel-G8, the product of complex event automata) needs sides with distinct "
                     "variables")
         if isinstance(g, Sel):   # closed block (docs/semantics/cel.md#cel-G5): well-formed on its own
             check_well_formed(g.body)
