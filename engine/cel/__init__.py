@@ -3,8 +3,12 @@
 ``evaluator(query, options)`` compiles the query's formula to a CEA (Theorem 3, after the
 Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
 
-    ALL, STRICT      ceplab.engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8)
-    NXT, LAST, MAX   ceplab.engine.cel.strategies (Algorithms 5, 6, 7)
+    ALL, STRICT      ceplab.engine.cel.evaluate.DetEvaluator (Algorithm 1 + 4, Algorithm 8), the
+                     generated path (``Options.engine_path == "generated"``, default), or
+                     ceplab.engine.cel.interpret.InterpretedEvaluator, the interpreted reference
+                     reading of the same algorithm (``engine_path == "interpreted"``)
+    NXT, LAST, MAX   ceplab.engine.cel.strategies (Algorithms 5, 6, 7); these never generate code,
+                     so ``engine_path`` does not change them (their ``path`` says so)
 
 A query with nested strategies (docs/semantics/cel.md#cel-G5; only under ``Options(nested_strategies="compositional")``,
 a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`.
@@ -26,15 +30,37 @@ __all__ = ["compile_formula", "compile_query", "evaluator", "evaluator_for_cea"]
 
 def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
                       within: int | None = None):
-    """The evaluator of ``strategy`` over an already compiled CEA (see :func:`evaluator`)."""
+    """The evaluator of ``strategy`` over an already compiled CEA (see :func:`evaluator`).
+
+    Args:
+        cea: a :class:`ceplab.engine.cel.automaton.CEA`.
+        strategy: ``"ALL"``, ``"STRICT"``, ``"NXT"``, ``"LAST"`` or ``"MAX"``.
+        options: CEL options; ``options.engine_path`` picks the generated or the interpreted path
+            for ALL/STRICT.
+        within: ``w`` of ``WITHIN w`` or None.
+
+    Raises:
+        UnsupportedError: a negative or non-integer window, an unknown strategy.
+        ValueError: an unknown ``options.engine_path``.
+    """
     if within is not None and (not isinstance(within, int) or within < 0):
         raise UnsupportedError(f"WITHIN {within}: the window must be a non-negative integer")
+    engine_path = getattr(options, "engine_path", "generated")
+    if engine_path not in ("generated", "interpreted"):
+        raise ValueError(f"unknown engine_path {engine_path!r}; allowed: generated, interpreted")
     if strategy in ("ALL", "STRICT"):
+        if engine_path == "interpreted":
+            from ceplab.engine.cel.interpret import InterpretedEvaluator
+            return InterpretedEvaluator(cea, options, within, strict=(strategy == "STRICT"))
         from ceplab.engine.cel.evaluate import DetEvaluator
         return DetEvaluator(cea, options, within, strict=(strategy == "STRICT"))
     if strategy in ("NXT", "LAST", "MAX"):
         from ceplab.engine.cel.strategies import make_evaluator
-        return make_evaluator(cea, strategy, options, within)
+
+        ev = make_evaluator(cea, strategy, options, within)
+        ev.path = (f"{ev.path} [interpreted: {strategy} has no generated code, "
+                   f"engine_path={engine_path} runs this same evaluator]")
+        return ev
     raise UnsupportedError(f"selection strategy {strategy!r} is not supported by the engine")
 
 

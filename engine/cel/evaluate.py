@@ -164,10 +164,21 @@ class DetEvaluator(Evaluator):
         options: CEL options (ALL/STRICT have no switches; kept for a uniform signature).
         within: ``w`` of ``WITHIN w`` or None.
         strict: evaluate ``STRICT`` instead of ``ALL``.
+        compile_after: uses of a step plan before it is compiled to Python code (default
+            ``_COMPILE_AFTER``; 1 compiles every plan at its first use, which the differential
+            tests use so that short random streams exercise the generated code).
+
+    This is the *generated* path (``Options.engine_path == "generated"``, the default).  The
+    interpreted path over the same automaton, without meta-states, plans or code generation, is
+    :class:`ceplab.engine.cel.interpret.InterpretedEvaluator`: read that one first.
+
+    Raises:
+        ValueError: ``within < 0``; an event position not larger than the previous one.
     """
 
     def __init__(self, cea: CEA, options: Options = Options(), within: Optional[int] = None,
-                 strict: bool = False) -> None:
+                 strict: bool = False, compile_after: int = _COMPILE_AFTER) -> None:
+        self.compile_after = compile_after
         self.cea = cea
         self.options = options
         self.within = within
@@ -224,6 +235,8 @@ class DetEvaluator(Evaluator):
             s += f", with register extension for binary filters ({', '.join(self._reg_vars)})"
         if self.within is not None:
             s += f", WITHIN {self.within} (window-pruned ECS with incremental garbage collection)"
+        if type(self) is DetEvaluator:
+            s = "generated path: " + s + ", step plans compiled to Python code"
         return s
 
     # ------------------------------------------------------------ event classes
@@ -468,7 +481,7 @@ class DetEvaluator(Evaluator):
         return r
 
     def _lazy_step(self, meta: _Meta, key, nxt: _Meta, plan: tuple):
-        """Interpret a plan until it has been used ``_COMPILE_AFTER`` times, then replace it by
+        """Interpret a plan until it has been used ``compile_after`` times, then replace it by
         its compiled form (code generation costs ~30 interpreted steps; with registers and
         unbounded data most plans are used only a few times)."""
         uses = [0]
@@ -476,7 +489,7 @@ class DetEvaluator(Evaluator):
 
         def step(N, j, lo, outs, reg):
             uses[0] += 1
-            if uses[0] >= _COMPILE_AFTER:
+            if uses[0] >= self.compile_after:
                 fn = self._compile_plan(*plan)
                 if meta.trans.get(key, (None, None))[1] is step:
                     meta.trans[key] = (nxt, fn)

@@ -8,6 +8,11 @@ within)``; the classes :class:`NextEvaluator`, :class:`LastEvaluator` and :class
 :class:`ceplab.engine.cel.evaluate.Evaluator`); results are sorted position tuples; positions are the
 events' ``position`` attributes, which must increase.
 
+No generated code: unlike the ALL/STRICT fast path (:class:`ceplab.engine.cel.evaluate.DetEvaluator`),
+these evaluators never compile step plans to Python; they are plain interpreted loops, so the engine
+option ``Options.engine_path`` ("generated" / "interpreted") runs the same evaluator for NXT, LAST and
+MAX (``ceplab.engine.cel.evaluator_for_cea`` notes this in their ``path``).
+
 Configurations
 --------------
 A *configuration* is what determines the future of a partial run:

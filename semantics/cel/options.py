@@ -1,4 +1,9 @@
-"""Semantic switches of CEL (docs/semantics/cel.md#cel-9). Every field is honoured by oracle and engine."""
+"""Semantic switches of CEL (docs/semantics/cel.md#cel-9), plus one engine option.
+
+Every semantic switch is honoured by oracle and engine. ``engine_path`` is an *engine option*, not a
+semantic switch: it picks how the engine computes, never what; the oracle ignores it and results
+must be identical under both values.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +39,19 @@ class Options:
             applied per end position (MAX always compares CEs with the same ``max C``, whatever
             ``max_scope`` says: that switch governs the top-level MAX only). The outer operators
             then use these complex events like any other sub-formula's.
+        engine_path: ENGINE OPTION (not a semantic switch; the oracle ignores it and the results
+            are identical). How the engine runs ALL and STRICT (paper Algorithm 1 on the
+            determinized CEA, Algorithms 4 and 8). ``"generated"`` (default): the fast path,
+            :class:`ceplab.engine.cel.evaluate.DetEvaluator`, which caches step plans on
+            meta-states and compiles them to Python code. ``"interpreted"``: the reference reading,
+            :class:`ceplab.engine.cel.interpret.InterpretedEvaluator`, a plain loop over the same
+            determinized automaton with the same ECS operations and no code generation. NXT, LAST
+            and MAX never generate code, so both values run the same evaluator for them (its
+            ``path`` says so). Select it on the command line with ``--set
+            engine_path=interpreted``.
     """
 
     max_scope: Literal["same_end", "global"] = "same_end"
     nxt_output: Literal["marked", "top_ranked"] = "marked"
     nested_strategies: Literal["reject", "compositional"] = "reject"
+    engine_path: Literal["generated", "interpreted"] = "generated"
