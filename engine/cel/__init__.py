@@ -45,7 +45,7 @@ def evaluator_for_cea(cea, strategy: str = "ALL", options: Options = Options(),
     """
     if within is not None and (not isinstance(within, int) or within < 0):
         raise UnsupportedError(f"WITHIN {within}: the window must be a non-negative integer")
-    engine_path = getattr(options, "engine_path", "generated")
+    engine_path = options.engine_path
     if engine_path not in ("generated", "interpreted"):
         raise ValueError(f"unknown engine_path {engine_path!r}; allowed: generated, interpreted")
     if strategy in ("ALL", "STRICT"):

@@ -2,7 +2,7 @@
 
 :class:`ceplab.engine.cel.interpret.InterpretedEvaluator` (the plain Algorithm 1 loop) and
 :class:`ceplab.engine.cel.evaluate.DetEvaluator` (step plans compiled to Python code) run on the
-*same* compiled CEA; on random queries (the generators of ``ceplab.workbench.strategies``, with
+*same* compiled CEA; on random queries (the generators of ``ceplab.workbench.langs.cel.generators``, with
 binary filters, AND, WITHIN) and random streams they must emit the same complex events at the same
 positions, each once.  The generated path compiles a plan only after ``compile_after`` uses (16 by
 default), which short random streams never reach, so it is run twice: with ``compile_after=1``
@@ -26,7 +26,7 @@ from ceplab.semantics.cel.options import Options
 from ceplab.semantics.cel.parser import parse
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.events import Stream
-from ceplab.workbench.strategies import cel_cases, random_cel_case
+from ceplab.workbench.langs.cel.generators import cel_cases, random_cel_case
 
 INTERPRETED = Options(engine_path="interpreted")
 
