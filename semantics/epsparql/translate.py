@@ -29,6 +29,7 @@ from rdflib.term import Literal
 
 from ceplab.semantics.epsparql import ast as A
 from ceplab.semantics.epsparql.options import Options
+from ceplab.semantics.errors import UnsupportedError
 
 _OPTIONAL_OPS = (A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin)
 _DURATION_RE = re.compile(r"(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
@@ -68,8 +69,8 @@ def _group_filters(p: A.Pattern) -> A.Pattern:
 # -------------------------------------------------------------------------------------------- time constants
 def _ticks(seconds: Fraction, lit: Literal, options: Options, what: str) -> int:
     ticks = seconds / options.tick_seconds
-    if ticks.denominator != 1:
-        raise ValueError(f"{what} {lit.n3()} is {seconds} s, not a whole number of ticks of "
+    if ticks.denominator != 1:    # a query this tick length cannot express: refused as bad input
+        raise UnsupportedError(f"{what} {lit.n3()} is {seconds} s, not a whole number of ticks of "
                          f"{options.tick_seconds} s (Options.tick_seconds, docs/semantics/epsparql.md#epsparql-A15)")
     return int(ticks)
 
