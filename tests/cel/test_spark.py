@@ -44,7 +44,7 @@ def test_campaign_counts_and_reproducibility(spark, tmp_path):
 
     (a,) = fuzz(["cel"], cases=20, length=4, seed=5, spark=spark, out=tmp_path / "a",
                 progress=False)
-    assert a.cases == 20 and a.agree + a.disagree + a.undecided == 20
+    assert a.cases == 20 and a.agree + a.disagree + a.undecided == 20 and a.disagree == 0, a.reproducers
     assert len(a.reproducers) == a.disagree + a.undecided
     assert a.cases_per_s > 0
     streams = spark.read.parquet(str(tmp_path / "a" / "cel" / "streams.parquet"))
