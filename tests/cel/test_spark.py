@@ -29,7 +29,7 @@ def test_generate_streams(spark, tmp_path):
     from ceplab.workbench.spark import case_rng, generate_streams
     from ceplab.workbench import language as languages
 
-    df = generate_streams(spark, 5, 4, seed=11)
+    df = generate_streams(spark, 5, 4, seed=11, lang="cel")
     assert df.columns == ["stream_id", "position", "time", "type", "attrs"]
     rows = df.collect()
     assert len(rows) == 20
