@@ -236,7 +236,7 @@ class DetEvaluator(Evaluator):
         if self.within is not None:
             s += f", WITHIN {self.within} (window-pruned ECS with incremental garbage collection)"
         if type(self) is DetEvaluator:
-            s = "generated path: " + s + ", step plans compiled to Python code"
+            s += "; generated path (step plans compiled to Python code)"
         return s
 
     # ------------------------------------------------------------ event classes
