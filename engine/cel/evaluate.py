@@ -17,6 +17,12 @@ and a target receiving several contributions gets their (disjoint) union; all ma
 target share one ``Out(j, union(sources))``.  The CEs ending at ``j`` are those of the ``Out(j, ·)``
 contributions to DFA states that meet F (only those, note G13/G14: a run must end by marking).
 
+Reference reading: :class:`ceplab.engine.cel.interpret.InterpretedEvaluator` runs the loop above
+as written, on the same determinized states and with the same ECS operations
+(``Options(engine_path="interpreted")``); this module is the *generated* path, the default, and
+``tests/cel/test_cel_interpreted.py`` checks that both emit the same complex events at the same
+positions.
+
 Speed: the step is *compiled*.  The tuple of active DFA states (a "meta-state") together with the
 event class determines the next tuple of active DFA states and, for each of them, which old nodes
 are marked or carried: this *plan* is computed once and cached on the meta-state (a deterministic
