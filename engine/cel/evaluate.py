@@ -17,6 +17,12 @@ and a target receiving several contributions gets their (disjoint) union; all ma
 target share one ``Out(j, union(sources))``.  The CEs ending at ``j`` are those of the ``Out(j, ·)``
 contributions to DFA states that meet F (only those, docs/semantics/cel.md#cel-G13/#cel-G14: a run must end by marking).
 
+Reference reading: :class:`ceplab.engine.cel.interpret.InterpretedEvaluator` runs the loop above
+as written, on the same determinized states and with the same ECS operations
+(``Options(engine_path="interpreted")``); this module is the *generated* path, the default, and
+``tests/cel/test_cel_interpreted.py`` checks that both emit the same complex events at the same
+positions.
+
 Speed: the step is *compiled*.  The tuple of active DFA states (a "meta-state") together with the
 event class determines the next tuple of active DFA states and, for each of them, which old nodes
 are marked or carried: this *plan* is computed once and cached on the meta-state (a deterministic
@@ -236,7 +242,7 @@ class DetEvaluator(Evaluator):
         if self.within is not None:
             s += f", WITHIN {self.within} (window-pruned ECS with incremental garbage collection)"
         if type(self) is DetEvaluator:
-            s = "generated path: " + s + ", step plans compiled to Python code"
+            s += "; generated path (step plans compiled to Python code)"
         return s
 
     # ------------------------------------------------------------ event classes

@@ -78,7 +78,7 @@ class InterpretedEvaluator(DetEvaluator):
         self.path = self._describe()
 
     def _describe(self) -> str:
-        return "interpreted path (reference reading, no generated code): " + super()._describe()
+        return super()._describe() + "; interpreted path (reference reading, no generated code)"
 
     # ------------------------------------------------------------ ECS helpers
     def _union(self, parts: list, lo: int) -> Any:

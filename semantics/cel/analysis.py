@@ -8,13 +8,19 @@ Nested selection strategies (EXTENSION, docs/semantics/cel.md#cel-G5, :class:`ce
 outer formula: they define no variable for it (``vdef``, ``bound``, ``var`` do not enter them).
 ``check_closed`` checks that they are closed, ``check_nested_strategies`` applies the switch
 ``Options.nested_strategies``.
+
+Analyse once: ``vdef``, ``vdef_plus``, ``bound``, ``is_safe`` and ``has_binary`` are *annotations*
+(:func:`ceplab.semantics.cel.ast.annotation`): computed on first use from the children's
+annotations and kept on the immutable node. The rewrites of :mod:`ceplab.semantics.cel.rewrite` build
+new nodes over existing children, so across the whole pipeline (well-formedness, alpha-renaming,
+DNF, safety, LP-normal form, lifting and placement of binary filters) every node is analysed at
+most once per annotation, and each query costs O(1) after that.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ceplab.semantics.cel.ast import (STRATEGIES, And, Atom, FalseF, Filter, Formula, Or, Plus, Query, Sel,
-                               Seq, children, nested_sels, pred_atoms, pred_vars, subformulas, Cmp2)
+                               Seq, annotation, children, nested_sels, pred_atoms, pred_vars,
+                               subformulas, Cmp2)
 from ceplab.semantics.errors import ParseError
 
 
@@ -27,9 +33,15 @@ class WellFormednessError(Exception):
         super().__init__(message)
 
 
-@lru_cache(maxsize=4096)
 def vdef(f: Formula) -> frozenset[str]:
-    """Variables defined by some ``R AS x`` in ``f``."""
+    """Variables defined by some ``R AS x`` in ``f`` (paper section 5.1; an annotation)."""
+    r = f.__dict__.get("_vdef")
+    if r is None:
+        r = annotation(f, "_vdef", _vdef)
+    return r
+
+
+def _vdef(f: Formula) -> frozenset[str]:
     if isinstance(f, Atom):
         return frozenset((f.var,))
     out: frozenset[str] = frozenset()
@@ -38,9 +50,16 @@ def vdef(f: Formula) -> frozenset[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
 def vdef_plus(f: Formula) -> frozenset[str]:
-    """Variables defined in ``f`` outside the scope of every ``+`` (paper: vdef+)."""
+    """Variables defined in ``f`` outside the scope of every ``+`` (paper section 5.2: vdef+; an
+    annotation)."""
+    r = f.__dict__.get("_vdef_plus")
+    if r is None:
+        r = annotation(f, "_vdef_plus", _vdef_plus)
+    return r
+
+
+def _vdef_plus(f: Formula) -> frozenset[str]:
     if isinstance(f, Atom):
         return frozenset((f.var,))
     if isinstance(f, (Plus, FalseF)):
@@ -51,9 +70,16 @@ def vdef_plus(f: Formula) -> frozenset[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
 def bound(f: Formula) -> frozenset[str]:
-    """Bound variables (paper section 5.1): OR intersects, ``;`` and AND unite, ``+`` binds none."""
+    """Bound variables (paper section 5.1): OR intersects, ``;`` and AND unite, ``+`` binds none
+    (an annotation)."""
+    r = f.__dict__.get("_bound")
+    if r is None:
+        r = annotation(f, "_bound", _bound)
+    return r
+
+
+def _bound(f: Formula) -> frozenset[str]:
     if isinstance(f, Atom):
         return frozenset((f.var,))
     if isinstance(f, Filter):
@@ -77,9 +103,17 @@ def var(f: Formula) -> frozenset[str]:
 
 
 def is_safe(f: Formula) -> bool:
-    """Safety (paper section 5.2): every ``l ; r`` has disjoint vdef+ sides."""
-    return all(not (vdef_plus(g.left) & vdef_plus(g.right))
-               for g in subformulas(f) if isinstance(g, Seq))
+    """Safety (paper section 5.2): every ``l ; r`` has disjoint vdef+ sides (an annotation)."""
+    r = f.__dict__.get("_safe")
+    if r is None:
+        r = annotation(f, "_safe", _is_safe)
+    return r
+
+
+def _is_safe(f: Formula) -> bool:
+    if isinstance(f, Seq) and vdef_plus(f.left) & vdef_plus(f.right):
+        return False
+    return all(is_safe(c) for c in children(f))
 
 
 def is_unary(f: Formula) -> bool:
@@ -88,9 +122,18 @@ def is_unary(f: Formula) -> bool:
 
 
 def has_binary(f: Formula) -> bool:
-    """True if some filter compares attributes of two different variables."""
-    return any(isinstance(c, Cmp2) and c.var != c.var2
-               for g in subformulas(f) if isinstance(g, Filter) for c in pred_atoms(g.pred))
+    """True if some filter compares attributes of two different variables (an annotation)."""
+    r = f.__dict__.get("_binary")
+    if r is None:
+        r = annotation(f, "_binary", _has_binary)
+    return r
+
+
+def _has_binary(f: Formula) -> bool:
+    if isinstance(f, Filter) and any(isinstance(c, Cmp2) and c.var != c.var2
+                                     for c in pred_atoms(f.pred)):
+        return True
+    return any(has_binary(c) for c in children(f))
 
 
 def is_lp_normal(f: Formula) -> bool:

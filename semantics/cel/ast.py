@@ -22,8 +22,8 @@ A :class:`Query` is ``SEL(formula)`` with an optional top-level ``WITHIN n`` (EX
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterator, Union
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Iterator, Union
 
 OPS = ("<", "<=", "=", "!=", ">=", ">")
 FLIP = {"<": ">", "<=": ">=", "=": "=", "!=": "!=", ">=": "<=", ">": "<"}
@@ -110,7 +110,15 @@ def _pwrap(p: Pred) -> str:
 
 
 def pred_vars(p: Pred) -> frozenset[str]:
-    """Variables mentioned in a predicate."""
+    """Variables mentioned in a predicate (an annotation: computed once per node, see
+    :func:`annotation`)."""
+    r = p.__dict__.get("_pvars")
+    if r is None:
+        r = annotation(p, "_pvars", _pred_vars)
+    return r
+
+
+def _pred_vars(p: Pred) -> frozenset[str]:
     if isinstance(p, Cmp):
         return frozenset((p.var,))
     if isinstance(p, Cmp2):
@@ -261,6 +269,26 @@ def children(f: Formula) -> tuple[Formula, ...]:
     return ()
 
 
+def rebuild(f: Formula, *kids: Formula) -> Formula:
+    """``f`` with its children (:func:`children` order) replaced by ``kids``: ``f`` itself when
+    every kid is the old child (so the rewrites share unchanged sub-formulas and their
+    annotations), else a new node of the same operator (same predicate for a filter).
+
+    Raises:
+        TypeError: ``f`` has no children of that number (an atom, ``FalseF`` or ``Sel``).
+    """
+    old = children(f)
+    if len(old) != len(kids) or not old:
+        raise TypeError(f"cannot rebuild {f!r} with {len(kids)} children")
+    if all(a is b for a, b in zip(old, kids)):
+        return f
+    if isinstance(f, Filter):
+        return Filter(kids[0], f.pred)
+    if isinstance(f, Plus):
+        return Plus(kids[0])
+    return type(f)(kids[0], kids[1])
+
+
 def subformulas(f: Formula) -> Iterator[Formula]:
     """All sub-formulas, pre-order, including ``f``."""
     yield f
@@ -285,5 +313,66 @@ def atoms(f: Formula) -> list[Atom]:
 
 
 def size(f: Formula) -> int:
-    """Number of nodes (``|phi|`` of the paper, filters counted once each)."""
-    return sum(1 for _ in subformulas(f))
+    """Number of nodes (``|phi|`` of the paper, filters counted once each); an annotation (computed
+    once per node from the children's, see :func:`annotation`)."""
+    r = f.__dict__.get("_size")
+    if r is None:
+        r = annotation(f, "_size", lambda g: 1 + sum(size(c) for c in children(g)))
+    return r
+
+
+# ---------------------------------------------------------------- annotations (analyse once)
+ANNOTATED: dict[str, int] = {}
+"""How many annotations were computed, by name (``_vdef``, ``_bound``, ...): a formula node is
+analysed at most once per annotation, whatever the number of rewrite passes that ask."""
+
+
+def annotation(node: Any, name: str, compute: Callable[[Any], Any]) -> Any:
+    """The annotation ``name`` of an AST node, computed by ``compute(node)`` on first use and kept
+    on the node.
+
+    AST nodes are immutable, so an annotation that depends only on the node's value (``vdef``,
+    ``vdef+``, ``bound`` of paper section 5.1, the size, safety of section 5.2, the variables of a
+    predicate) never goes stale. A rewrite that builds a new node from existing children gets the
+    new node's annotations in O(1) from the children's, which are already computed: the formula is
+    analysed once, and each rewrite step pays only for the nodes it creates.
+
+    Args:
+        node: a formula, predicate or query node of this module.
+        name: the attribute under which the value is stored (starts with ``_``; never pickled,
+            never compared, never part of the hash or repr).
+        compute: a function of the node; it may ask for the children's annotations.
+    Returns:
+        The (cached) value.
+    """
+    d = node.__dict__
+    if name in d:
+        return d[name]
+    v = d[name] = compute(node)
+    ANNOTATED[name] = ANNOTATED.get(name, 0) + 1
+    return v
+
+
+def _cached_hash(self) -> int:
+    """The dataclass hash, computed once per node (hashing a frozen dataclass otherwise walks the
+    whole tree on every dict or cache lookup)."""
+    d = self.__dict__
+    h = d.get("_hash")
+    if h is None:
+        h = d["_hash"] = self._field_hash()
+    return h
+
+
+def _getstate(self) -> dict:
+    """Pickle the fields only: annotations are recomputed, and the cached hash must be (string
+    hashes differ between processes)."""
+    return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+
+for _cls in (Cmp, Cmp2, PAnd, POr, PNot, PTrue, PFalse, Atom, Filter, Or, Seq, Plus, And, FalseF,
+             Sel, Query):
+    assert all(not f.name.startswith("_") for f in fields(_cls))
+    _cls._field_hash = _cls.__hash__
+    _cls.__hash__ = _cached_hash
+    _cls.__getstate__ = _getstate
+del _cls

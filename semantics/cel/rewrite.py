@@ -59,8 +59,8 @@ from typing import Callable, Iterable
 from ceplab.semantics.cel.analysis import (WellFormednessError, bound, check_well_formed, is_safe,
                                     vdef_plus)
 from ceplab.semantics.cel.ast import (And, Atom, Cmp, Cmp2, FalseF, Filter, Formula, Or, PAnd, PFalse,
-                               PNot, POr, Pred, PTrue, Plus, Query, Seq, children, pred_atoms,
-                               pred_vars, size)
+                               PNot, POr, Pred, PTrue, Plus, Query, Seq, annotation, children, rebuild,
+                               pred_atoms, pred_vars, size)
 from ceplab.semantics.errors import UnsupportedError
 
 MAX_NODES = 10_000
@@ -121,8 +121,16 @@ def simplify_pred(p: Pred) -> Pred:
     """Fold TRUE/FALSE, double negation and idempotent AND/OR in a predicate.
 
     Only laws valid for predicates as *sets of tuples* are used (docs/semantics/cel.md#cel-G6): ``NOT`` of a comparison is
-    kept as is (``NOT x.v < 1`` also holds on events without ``v``).
+    kept as is (``NOT x.v < 1`` also holds on events without ``v``). Returns ``p`` itself when
+    nothing changes; the result is kept on ``p`` (an annotation, computed once per node).
     """
+    r = p.__dict__.get("_simp")
+    if r is None:
+        r = annotation(p, "_simp", _simplify_pred)
+    return r
+
+
+def _simplify_pred(p: Pred) -> Pred:
     if isinstance(p, PAnd):
         a, b = simplify_pred(p.left), simplify_pred(p.right)
         if isinstance(a, PFalse) or isinstance(b, PFalse):
@@ -133,7 +141,7 @@ def simplify_pred(p: Pred) -> Pred:
             return a
         if PNot(a) == b or PNot(b) == a:
             return PFalse()
-        return PAnd(a, b)
+        return p if a is p.left and b is p.right else PAnd(a, b)
     if isinstance(p, POr):
         a, b = simplify_pred(p.left), simplify_pred(p.right)
         if isinstance(a, PTrue) or isinstance(b, PTrue):
@@ -144,7 +152,7 @@ def simplify_pred(p: Pred) -> Pred:
             return a
         if PNot(a) == b or PNot(b) == a:
             return PTrue()
-        return POr(a, b)
+        return p if a is p.left and b is p.right else POr(a, b)
     if isinstance(p, PNot):
         a = simplify_pred(p.arg)
         if isinstance(a, PTrue):
@@ -153,7 +161,7 @@ def simplify_pred(p: Pred) -> Pred:
             return PTrue()
         if isinstance(a, PNot):
             return a.arg
-        return PNot(a)
+        return p if a is p.arg else PNot(a)
     return p
 
 
@@ -162,14 +170,26 @@ def simplify(f: Formula) -> Formula:
 
     ``psi FILTER TRUE -> psi``; ``psi FILTER FALSE -> FalseF``; ``FalseF`` is the unit of OR and
     absorbing for ``;``, ``+``, ``AND`` and ``FILTER``; ``a OR a -> a``. Equivalence-preserving.
+    Returns ``f`` itself when nothing changes (and unchanged sub-formulas are shared); the result
+    is kept on ``f`` (an annotation), so re-simplifying after a local rewrite only visits the new
+    nodes.
 
     Args:
         f: any formula (or a Query).
     Returns:
         An equivalent formula, ``FalseF()`` if it is trivially unsatisfiable.
+    Raises:
+        TypeError: ``f`` is not a CEL formula.
     """
     if isinstance(f, Query):
         return Query(simplify(f.formula), f.strategy, f.within)
+    r = f.__dict__.get("_simp")
+    if r is None:
+        r = annotation(f, "_simp", _simplify)
+    return r
+
+
+def _simplify(f: Formula) -> Formula:
     if isinstance(f, (Atom, FalseF)):
         return f
     if isinstance(f, Filter):
@@ -179,22 +199,24 @@ def simplify(f: Formula) -> Formula:
             return FalseF()
         if isinstance(p, PTrue):
             return b
-        return Filter(b, p)
+        return f if b is f.body and p is f.pred else Filter(b, p)
     if isinstance(f, Plus):
         b = simplify(f.body)
-        return FalseF() if isinstance(b, FalseF) else Plus(b)
+        if isinstance(b, FalseF):
+            return FalseF()
+        return f if b is f.body else Plus(b)
     if isinstance(f, Or):
         l, r = simplify(f.left), simplify(f.right)
         if isinstance(l, FalseF):
             return r
         if isinstance(r, FalseF) or l == r:
             return l
-        return Or(l, r)
+        return f if l is f.left and r is f.right else Or(l, r)
     if isinstance(f, (Seq, And)):
         l, r = simplify(f.left), simplify(f.right)
         if isinstance(l, FalseF) or isinstance(r, FalseF):
             return FalseF()
-        return type(f)(l, r)
+        return f if l is f.left and r is f.right else type(f)(l, r)
     raise TypeError(f"not a CEL formula: {f!r}")
 
 
@@ -258,18 +280,20 @@ def alpha_rename(f: Formula) -> Formula:
 
     def go(g: Formula, env: dict[str, str]) -> Formula:
         if isinstance(g, Atom):
-            return Atom(g.rel, env.get(g.var, g.var))
+            return g if g.var not in env else Atom(g.rel, env[g.var])
         if isinstance(g, FalseF):
             return g
         if isinstance(g, Filter):
-            return Filter(go(g.body, env), _rename_pred(g.pred, env))
+            b = go(g.body, env)
+            p = _rename_pred(g.pred, env) if env and pred_vars(g.pred) & env.keys() else g.pred
+            return rebuild(g, b) if p is g.pred else Filter(b, p)
         if isinstance(g, Plus):
             inner = dict(env)
             for x in sorted(vdef_plus(g.body)):
                 inner[x] = fresh(x.split("__")[0] if "__" in x else x)
-            return Plus(go(g.body, inner))
+            return rebuild(g, go(g.body, inner))
         if isinstance(g, (Or, Seq, And)):
-            return type(g)(go(g.left, env), go(g.right, env))
+            return rebuild(g, go(g.left, env), go(g.right, env))
         raise TypeError(f"not a CEL formula: {g!r}")
 
     return go(f, {})
@@ -378,11 +402,11 @@ def _drop_unsafe(f: Formula) -> Formula:
 
 def _fix_plus_bodies(d: Formula) -> Formula:
     if isinstance(d, Plus):
-        return Plus(_drop_unsafe(d.body))
+        return rebuild(d, _drop_unsafe(d.body))
     if isinstance(d, Filter):
-        return Filter(_fix_plus_bodies(d.body), d.pred)
+        return rebuild(d, _fix_plus_bodies(d.body))
     if isinstance(d, (Seq, And, Or)):
-        return type(d)(_fix_plus_bodies(d.left), _fix_plus_bodies(d.right))
+        return rebuild(d, _fix_plus_bodies(d.left), _fix_plus_bodies(d.right))
     return d
 
 
@@ -498,11 +522,11 @@ def split_filters(f: Formula, max_nodes: int = MAX_NODES) -> Formula:
             b = go(g.body)
             if len(pred_vars(g.pred)) >= 2:
                 return _split_filter(b, g.pred, max_nodes)
-            return Filter(b, g.pred)
+            return rebuild(g, b)
         if isinstance(g, Plus):
-            return Plus(go(g.body))
+            return rebuild(g, go(g.body))
         if isinstance(g, (Or, Seq, And)):
-            return type(g)(go(g.left), go(g.right))
+            return rebuild(g, go(g.left), go(g.right))
         return g
 
     out = simplify(go(f))
@@ -559,13 +583,13 @@ def _case(g: Formula, x: str, target: Pred, val: Pred) -> Formula:
     if isinstance(g, Filter):
         b = _case(g.body, x, target, val)
         p = _subst_pred(g.pred, target, val) if x in pred_vars(g.pred) else g.pred
-        return Filter(b, p)
+        return rebuild(g, b) if p == g.pred else Filter(b, p)
     if isinstance(g, Plus):
         if x in vdef_plus(g.body):
             return g
-        return Plus(_case(g.body, x, target, val))
+        return rebuild(g, _case(g.body, x, target, val))
     if isinstance(g, (Or, Seq, And)):
-        return type(g)(_case(g.left, x, target, val), _case(g.right, x, target, val))
+        return rebuild(g, _case(g.left, x, target, val), _case(g.right, x, target, val))
     return g
 
 
@@ -609,9 +633,9 @@ def _push_into(g: Formula, x: str, p: Pred) -> Formula:
     if isinstance(g, Atom):
         return Filter(g, p) if g.var == x else g
     if isinstance(g, Filter):
-        return Filter(_push_into(g.body, x, p), g.pred)
+        return rebuild(g, _push_into(g.body, x, p))
     if isinstance(g, (Or, Seq, And)):
-        return type(g)(_push_into(g.left, x, p), _push_into(g.right, x, p))
+        return rebuild(g, _push_into(g.left, x, p), _push_into(g.right, x, p))
     return g  # Plus, FalseF
 
 
@@ -624,11 +648,11 @@ def _push_down(g: Formula) -> Formula:
             (x,) = pred_vars(g.pred)
             if x in bound(b):
                 return _push_into(b, x, g.pred)
-        return Filter(b, g.pred)
+        return rebuild(g, b)
     if isinstance(g, Plus):
-        return Plus(_push_down(g.body))
+        return rebuild(g, _push_down(g.body))
     if isinstance(g, (Or, Seq, And)):
-        return type(g)(_push_down(g.left), _push_down(g.right))
+        return rebuild(g, _push_down(g.left), _push_down(g.right))
     return g
 
 
@@ -656,9 +680,9 @@ def _merge_stacks(g: Formula) -> Formula:
             out = Filter(out, p)
         return out
     if isinstance(g, Plus):
-        return Plus(_merge_stacks(g.body))
+        return rebuild(g, _merge_stacks(g.body))
     if isinstance(g, (Or, Seq, And)):
-        return type(g)(_merge_stacks(g.left), _merge_stacks(g.right))
+        return rebuild(g, _merge_stacks(g.left), _merge_stacks(g.right))
     return g
 
 

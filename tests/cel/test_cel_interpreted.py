@@ -107,8 +107,8 @@ def test_engine_path_option_every_strategy(case):
     except UnsupportedError:
         assume(False)
     if query.strategy in ("ALL", "STRICT"):
-        assert type(gen) is DetEvaluator and gen.path.startswith("generated path")
-        assert type(itp) is InterpretedEvaluator and itp.path.startswith("interpreted path")
+        assert type(gen) is DetEvaluator and "; generated path" in gen.path
+        assert type(itp) is InterpretedEvaluator and "; interpreted path" in itp.path
     else:
         assert f"{query.strategy} has no generated code" in itp.path
         assert "engine_path=interpreted" in itp.path and "engine_path=generated" in gen.path
@@ -181,4 +181,4 @@ def test_same_automaton_and_dstates():
     emitted(a, s)
     emitted(b, s)
     assert set(a._dstates) == set(b._dstates)
-    assert evaluator_for_cea(cea, "ALL", INTERPRETED).path.startswith("interpreted")
+    assert "interpreted path" in evaluator_for_cea(cea, "ALL", INTERPRETED).path
