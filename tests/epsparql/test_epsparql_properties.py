@@ -154,7 +154,11 @@ def test_downward_compatibility_with_rdflib(g, body, t):
     """Principle 2 (docs/semantics/epsparql.md#epsparql-3.5, #epsparql-P2): SPARQL answers on G == EP-SPARQL answers on S_t, as sets of mappings."""
     if not _vars_of(body):
         return
-    assert epsparql_rows(g, body, t) == rdflib_rows(g, body)
+    # rdflib (7.x) drops a solution whose projected variables are all unbound (SELECT ?a WHERE { { :s0 :p :s1 }
+    # UNION { ?a :p ?a } } gives no row; SPARQL 1.1 section 18.5 gives one row with ?a unbound): the empty
+    # mapping (a row with every projected variable unbound) is therefore left out of the comparison
+    ours = epsparql_rows(g, body, t)
+    assert ours - {()} == rdflib_rows(g, body)
 
 
 def test_strict_optional_breaks_downward_compatibility():
