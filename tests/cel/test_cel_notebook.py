@@ -3,14 +3,6 @@ from __future__ import annotations
 
 import re
 
-import nbformat
-import pytest
-
-
-@pytest.fixture(scope="module")
-def cel_nb(run_notebook) -> nbformat.NotebookNode:
-    return run_notebook("cel.ipynb")
-
 
 def test_cel_notebook_runs_without_errors(cel_nb):
     errors = [o for c in cel_nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]

@@ -11,15 +11,6 @@ pytestmark = pytest.mark.skipif(shutil.which("java") is None,
                                 reason="PySpark needs Java 17+ and no 'java' is on the PATH")
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from ceplab.workbench.spark import spark_session
-
-    s = spark_session("local[2]", app="ceplab-tests")
-    yield s
-    s.stop()
-
-
 def _key(summary):
     return [(r["case_id"], r["query"], r["verdict"], r["oracle_count"], r["engine_count"])
             for r in summary.rows]

@@ -3,14 +3,6 @@ from __future__ import annotations
 
 import re
 
-import nbformat
-import pytest
-
-
-@pytest.fixture(scope="module")
-def epsparql_nb(run_notebook) -> nbformat.NotebookNode:
-    return run_notebook("epsparql.ipynb")
-
 
 def test_epsparql_notebook_runs_without_errors(epsparql_nb):
     errors = [o for c in epsparql_nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]

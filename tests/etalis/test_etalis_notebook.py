@@ -3,14 +3,6 @@ from __future__ import annotations
 
 import re
 
-import nbformat
-import pytest
-
-
-@pytest.fixture(scope="module")
-def etalis_nb(run_notebook) -> nbformat.NotebookNode:
-    return run_notebook("etalis.ipynb")
-
 
 def test_etalis_notebook_runs_without_errors(etalis_nb):
     errors = [o for c in etalis_nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
