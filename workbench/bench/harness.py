@@ -328,6 +328,32 @@ def fmt(x: Any, kind: str = "") -> str:
     return str(x)
 
 
+def render_targets(report: dict, console: Any) -> None:
+    """The targets table of a report whose ``targets`` rows carry ``target, case, where, value, kind, ok,
+    detail`` (``ok`` None = informational), on warm figures; nothing when there are none."""
+    from rich.table import Table
+
+    if not report["targets"]:
+        return
+    tt = Table(title="Targets (reported, not enforced; warm figures)")
+    for col in ("target", "case", "where", "value", "verdict", "detail"):
+        tt.add_column(col, justify="right" if col == "value" else "left")
+    for x in report["targets"]:
+        verdict = "info" if x["ok"] is None else ("PASS" if x["ok"] else "[red]MISS[/red]")
+        tt.add_row(x["target"], x["case"], x["where"], fmt(x["value"], x["kind"]), verdict, x.get("detail", ""))
+    console.print(tt)
+
+
+def render_footer(report: dict, console: Any, counted: str = "result") -> None:
+    """The lines every benchmark table ends with: what a quick grid means, then each disagreement of
+    the engine with the oracle (``counted``: what the quick grid still checks the counts of)."""
+    if report["grid"] == "quick":
+        console.print("quick grid: streams too short for the timings and targets to mean anything; "
+                      f"it checks the plumbing and the {counted} counts.")
+    for d in report["disagreements"]:
+        console.print(f"[red]DISAGREEMENT[/red] {d}")
+
+
 def output_console(file: Any = None) -> Any:
     """The console tables are printed on: the terminal's width on a terminal; otherwise (a pipe or a file)
     :data:`PIPE_WIDTH` columns, so that no row is cut or wrapped.  ``file`` defaults to stdout."""

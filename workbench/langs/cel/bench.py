@@ -94,6 +94,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ceplab.semantics.events import Event, Stream
 from ceplab.workbench.bench import Benchmark
+from ceplab.workbench.bench import harness as H
 from ceplab.workbench.bench.harness import (CPU_CLOCK, FLOOR_TEXT, SEED, STABILITY, WALL, Timing,
                                             agreement, chunk_stats, fmt, jsonable, ratio, record_oracle,
                                             repeats_for, report_head, timed_chunks, traced)
@@ -674,11 +675,7 @@ def render(report: dict, console: Any) -> None:
             tt.add_row(x["target"], x["query"], x["where"], val, "yes" if x["ok"] else "[red]NO[/red]",
                        x.get("detail", ""))
         console.print(tt)
-    if report["grid"] == "quick":
-        console.print("quick grid: streams too short for the timings and targets to mean anything; "
-                      "it checks the plumbing and the output counts.")
-    for d in report["disagreements"]:
-        console.print(f"[red]DISAGREEMENT[/red] {d}")
+    H.render_footer(report, console, counted="output")
 
 
 def _measure(grid: Grid, seed: int, peer: str | None, note: Callable[[str], None]) -> dict:

@@ -76,6 +76,7 @@ from ceplab.semantics.epsparql.results import canonical_term
 from ceplab.semantics.epsparql.streams import Background, Occurrence
 
 from ceplab.workbench.bench import Benchmark
+from ceplab.workbench.bench import harness as H
 from ceplab.workbench.bench.harness import (FLOOR_TEXT, SEED, agreement, chunk_stats, engine_results, floor_pass,
                                             fmt, record_oracle, repeats_for, report_head, timed_chunks,
                                             traced_goal_run)
@@ -757,19 +758,8 @@ def render(report: dict, console: Any) -> None:
             for n, o in orc.items():
                 et.add_row(fmt(n, "int"), "-", "-", "-", "-", "-", "-", *_e13_oracle_cells(o))
             console.print(et)
-    if report["targets"]:
-        tt = Table(title="Targets (reported, not enforced; warm figures)")
-        for col in ("target", "case", "where", "value", "verdict", "detail"):
-            tt.add_column(col, justify="right" if col == "value" else "left")
-        for x in report["targets"]:
-            tt.add_row(x["target"], x["case"], x["where"], fmt(x["value"], x["kind"]),
-                       "info" if x["ok"] is None else "PASS" if x["ok"] else "[red]MISS[/red]", x.get("detail", ""))
-        console.print(tt)
-    if report["grid"] == "quick":
-        console.print("quick grid: streams too short for the timings and targets to mean anything; "
-                      "it checks the plumbing and the result counts.")
-    for d in report["disagreements"]:
-        console.print(f"[red]DISAGREEMENT[/red] {d}")
+    H.render_targets(report, console)
+    H.render_footer(report, console)
 
 
 def _measure(grid: Grid, seed: int, peer: Optional[str], note: Callable[[str], None]) -> dict:

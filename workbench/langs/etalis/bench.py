@@ -70,6 +70,7 @@ from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.streams import StreamEvent
 
 from ceplab.workbench.bench import Benchmark
+from ceplab.workbench.bench import harness as H
 from ceplab.workbench.bench.harness import (CPU, CPU_CLOCK, FLOOR_TEXT, SEED, STABILITY, WALL, WALL_CLOCK, Timing,
                                             agreement, chunk_stats, engine_results, floor_pass, fmt, ratio,
                                             record_oracle, repeats_for, report_head, timed_chunks,
@@ -629,19 +630,8 @@ def render(report: dict, console: Any) -> None:
                               *theirs, fmt(r.get(f"cold_ratio_{clk}"), "ratio"), fmt(r.get(f"ratio_{clk}"), "ratio")]
                 pt.add_row(*cells)
             console.print(pt)
-    if report["targets"]:
-        tt = Table(title="Targets (reported, not enforced; warm figures)")
-        for col in ("target", "case", "where", "value", "verdict", "detail"):
-            tt.add_column(col, justify="right" if col == "value" else "left")
-        for x in report["targets"]:
-            verdict = "info" if x["ok"] is None else ("PASS" if x["ok"] else "[red]MISS[/red]")
-            tt.add_row(x["target"], x["case"], x["where"], fmt(x["value"], x["kind"]), verdict, x.get("detail", ""))
-        console.print(tt)
-    if report["grid"] == "quick":
-        console.print("quick grid: streams too short for the timings and targets to mean anything; "
-                      "it checks the plumbing and the result counts.")
-    for d in report["disagreements"]:
-        console.print(f"[red]DISAGREEMENT[/red] {d}")
+    H.render_targets(report, console)
+    H.render_footer(report, console)
 
 
 def _measure(grid: Grid, seed: int, peer: Optional[str], note: Callable[[str], None]) -> dict:
