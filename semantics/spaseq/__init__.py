@@ -1,0 +1,1 @@
+"""SPAseq: SPARQL graph patterns over named RDF graph streams (docs/semantics/spaseq.md)."""

@@ -1,0 +1,154 @@
+"""SPAseq input: streamsets of RDF graph events and background knowledge (Definitions 1-3 and 15 of Gillani et
+al.; docs/semantics/spaseq.md#spaseq-1).
+
+* A **streamset** is one TriG file, one named graph per event, its stream and time in the default graph
+  (``<g> ceplab:stream <S> ; ceplab:start 12 .``, :mod:`ceplab.semantics.rdfstream`).  Every event must name
+  its stream (Definition 3: the streams of a streamset are named).  Definition 2 allows at most one graph per
+  stream and timestamp: a second one is a :class:`StreamError` naming the graph (docs/semantics/spaseq.md#spaseq-A9).
+  Blank nodes are scoped to their event (docs/semantics/spaseq.md#spaseq-A15): label ``b`` of the event at position
+  ``k`` becomes ``_:e{k}_{b}``, so no join matches a blank node across events.
+  The result is a list of :class:`ceplab.semantics.rdfstream.GraphEvent`, sorted by ``(time, position)``.
+* **Background knowledge** ``D`` (Definition 15) is a :class:`Background`: named graphs, read from a Turtle
+  file (the one graph the query names with ``FROM <iri>``) or a TriG file (one named graph each).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+from rdflib import BNode, Dataset, Graph, URIRef
+from rdflib.term import Node
+
+from ceplab.semantics.errors import StreamError
+from ceplab.semantics.rdfstream import GraphEvent, parse_trig_graph_events
+
+Triple = tuple[Node, Node, Node]
+
+
+class Background:
+    """The background dataset ``D``: graph IRI -> its triples (Definition 15; ``D(g)`` is empty for a graph
+    it does not hold).
+
+    Args:
+        graphs: ``{iri: iterable of (s, p, o) rdflib terms}``.
+    """
+
+    __slots__ = ("graphs",)
+
+    def __init__(self, graphs: Mapping[URIRef, Iterable[Triple]] = ()) -> None:
+        items = graphs.items() if isinstance(graphs, Mapping) else graphs
+        self.graphs: dict[URIRef, frozenset[Triple]] = {URIRef(g): frozenset(ts) for g, ts in items}
+
+    def graph(self, iri: URIRef) -> frozenset[Triple]:
+        """``D(iri)``: the triples of graph ``iri`` (empty when absent)."""
+        return self.graphs.get(iri, frozenset())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Background) and self.graphs == other.graphs
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.graphs.items()))
+
+    def __repr__(self) -> str:
+        return "Background(" + ", ".join(f"{g}: {len(t)} triples" for g, t in self.graphs.items()) + ")"
+
+
+def _scope_bnodes(ev: GraphEvent) -> GraphEvent:
+    if not any(isinstance(t, BNode) for tr in ev.graph for t in tr):
+        return ev
+
+    def sc(t: Node) -> Node:
+        return BNode(f"e{ev.position}_{t}") if isinstance(t, BNode) else t
+
+    return GraphEvent([(sc(s), sc(p), sc(o)) for s, p, o in ev.graph], ev.time, ev.stream, ev.position, ev.name)
+
+
+def check_streamset(events: Sequence[GraphEvent], file: Optional[str] = None) -> list[GraphEvent]:
+    """Validate a streamset (every event on a named stream, one graph per (stream, time): Definitions 2-3) and
+    scope its blank nodes to their events.
+
+    Returns:
+        the events sorted by ``(time, position)``.
+
+    Raises:
+        StreamError: an event without a stream, or two events of one stream with one timestamp.
+    """
+    seen: dict[tuple[URIRef, int], GraphEvent] = {}
+    out = []
+    for ev in sorted(events, key=lambda e: (e.time, e.position)):
+        name = ev.name.n3() if ev.name is not None else f"#{ev.position}"
+        if ev.stream is None:
+            raise StreamError(f"graph {name} has no ceplab:stream: a SPAseq streamset names the stream of every "
+                              "event (Definition 3)", file)
+        key = (ev.stream, ev.time)
+        if key in seen:
+            other = seen[key]
+            oname = other.name.n3() if other.name is not None else f"#{other.position}"
+            raise StreamError(f"graphs {oname} and {name} are both on stream <{ev.stream}> at time {ev.time}: a "
+                              "stream has at most one graph per timestamp (Definition 2)", file)
+        seen[key] = ev
+        out.append(_scope_bnodes(ev))
+    return out
+
+
+def parse_streamset(text: str, file: Optional[str] = None) -> list[GraphEvent]:
+    """A streamset from TriG text (module docstring).
+
+    Raises:
+        StreamError: TriG or annotation errors (:func:`ceplab.semantics.rdfstream.parse_trig_graph_events`), and
+            those of :func:`check_streamset`.
+    """
+    return check_streamset(parse_trig_graph_events(text, file), file)
+
+
+def read_streamset(path: Union[str, Path]) -> list[GraphEvent]:
+    """A streamset from a TriG file.
+
+    Raises:
+        StreamError: an unreadable file, or what :func:`parse_streamset` raises.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StreamError(f"cannot read the stream: {getattr(e, 'strerror', None) or e}", str(p)) from None
+    return parse_streamset(text, str(p))
+
+
+def read_background(path: Union[str, Path], graphs: Sequence[URIRef]) -> Background:
+    """Background knowledge for a query that names ``graphs`` with ``FROM <iri>``.
+
+    A ``.trig`` file holds one named graph per background graph; any other file is read as Turtle (or the RDF
+    format rdflib guesses from its suffix) and becomes the query's single ``FROM`` graph.
+
+    Raises:
+        StreamError: an unreadable or malformed file (file and line where rdflib reports it); a Turtle file for a
+            query with no or several ``FROM`` graphs.
+    """
+    from rdflib.util import guess_format
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StreamError(f"cannot read the background file: {getattr(e, 'strerror', None) or e}", str(p)) from None
+    fmt = guess_format(str(p)) or "turtle"
+    try:
+        if fmt == "trig":
+            ds = Dataset()
+            ds.parse(data=text, format="trig")
+            out = {URIRef(g.identifier): list(g) for g in ds.graphs() if isinstance(g.identifier, URIRef)
+                   and len(g) and str(g.identifier) != "urn:x-rdflib:default"}
+            return Background(out)
+        g = Graph()
+        g.parse(data=text, format=fmt)
+    except Exception as e:  # noqa: BLE001 - rdflib raises assorted errors
+        lines = getattr(e, "lines", None)
+        msg = str(e).strip().splitlines()
+        short = next((x for x in msg if "Bad syntax" in x), msg[0] if msg else type(e).__name__)
+        raise StreamError(f"syntax error: {short.strip()}", str(p),
+                          (lines + 1) if isinstance(lines, int) else None) from None
+    if len(graphs) != 1:
+        raise StreamError(f"a {fmt} background file is the query's one FROM graph, but the query names "
+                          f"{len(graphs)} (use a TriG file with one named graph per FROM <iri>)", str(p))
+    return Background({graphs[0]: list(g)})
