@@ -1,0 +1,192 @@
+"""SPAseq (Gillani, Zimmermann, Picard, Laforest, "A query language for semantic complex event processing:
+Syntax, semantics and implementation", Semantic Web journal) as a ceplab language plugin: :data:`LANGUAGE`,
+registered under the entry point ``spaseq``.
+
+The plugin wires together the parser (:mod:`ceplab.semantics.spaseq.parser`), the switches
+(:class:`ceplab.semantics.spaseq.options.Options`), the clingo oracle (:func:`ceplab.asp.spaseq.oracle`), the NFA
+engine (:func:`ceplab.engine.spaseq.evaluator`), the canonical results (:mod:`ceplab.semantics.spaseq.results`:
+one match per witness, window and projected row), background knowledge (:mod:`.background`: ``--background KB``
+or inline comment lines), streamsets (:mod:`.streams`), the generators (:mod:`.generators`) and the shrinking
+candidates (:mod:`.simplify`).
+
+Heavy modules (clingo, the engine, hypothesis) are imported on first use.
+"""
+from __future__ import annotations
+
+import bisect
+import random
+from typing import Any, Iterable, Sequence
+
+from ceplab.semantics.spaseq.options import Options
+from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, background_json, render_background,
+                                                      with_background)
+from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, read_stream, stream_from_json,
+                                                   stream_to_json)
+from ceplab.workbench.language import Input, Language
+
+__all__ = ["LANGUAGE", "SpaseqQuery"]
+
+PAPER = ("Gillani, Zimmermann, Picard, Laforest: A query language for semantic complex event processing: "
+         "Syntax, semantics and implementation, Semantic Web journal (SPAseq)")
+
+
+# ----------------------------------------------------------------------------- parsing
+def parse(text: str, file: str | None = None) -> SpaseqQuery:
+    """A query text (with inline background comment lines, if any) as a :class:`SpaseqQuery`.
+
+    Raises:
+        ceplab.semantics.errors.ParseError: with file, line and column.
+    """
+    from ceplab.semantics.spaseq.parser import parse as parse_ast
+
+    return attach(parse_ast(text, file), text, file)
+
+
+def parse_file(path: Any) -> SpaseqQuery:
+    """:func:`parse` of a file.
+
+    Raises:
+        ceplab.semantics.errors.ParseError: also for an unreadable file.
+    """
+    from pathlib import Path
+
+    from ceplab.semantics.errors import ParseError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ParseError(f"cannot read the query: {getattr(e, 'strerror', None) or e}", str(path)) from None
+    return parse(text, str(path))
+
+
+def render(query: Any) -> str:
+    """The concrete syntax of a :class:`SpaseqQuery` (background as comment lines) or of a bare AST."""
+    from ceplab.semantics.spaseq.parser import render as render_ast
+
+    if isinstance(query, SpaseqQuery):
+        return render_background(query.background) + render_ast(query.query)
+    return render_ast(query)
+
+
+def _unwrap(query: Any) -> tuple[Any, Any]:
+    if isinstance(query, SpaseqQuery):
+        return query.query, query.background
+    return query, None
+
+
+# ----------------------------------------------------------------------------- evaluation
+def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
+    from ceplab.asp.spaseq import oracle
+
+    q, bg = _unwrap(query)
+    return oracle(q, list(stream), options, limits, background=bg)
+
+
+def _evaluator(query: Any, options: Options) -> Any:
+    from ceplab.engine.spaseq import evaluator
+
+    q, bg = _unwrap(query)
+    return evaluator(q, options, background=bg)
+
+
+# ----------------------------------------------------------------------------- results
+def result_to_json(r: Any) -> dict:
+    from ceplab.semantics.spaseq.results import to_json
+
+    return to_json(r)
+
+
+def result_from_json(x: Any) -> Any:
+    from ceplab.semantics.spaseq.results import from_json
+
+    return from_json(x)
+
+
+def result_positions(query: Any, stream: Sequence[Any], options: Options, limits: Any,
+                     results: Iterable[Any]) -> dict:
+    """Where each result must be emitted (docs/semantics/spaseq.md#spaseq-9.5): events of one timestamp form a
+    batch, and a match is determined when the batch of its last selected event is complete, i.e. at the first
+    event with a later time (``None``: at ``close()``); a match whose last element is negated is determined when
+    its window ends (tumbling closed: the first event after the window's last tick; half-open: the first event at
+    or after the next window's first tick; anchored: the first event later than ``first event + omega``)."""
+    q, _ = _unwrap(query)
+    stream = list(stream)
+    times = [int(e.time) for e in stream]
+    pos = [getattr(e, "position", i) for i, e in enumerate(stream)]
+    neg_last = q.seq[-1].modifier == "!"
+
+    def first_after(t: int, strict: bool = True) -> Any:
+        i = bisect.bisect_right(times, t) if strict else bisect.bisect_left(times, t)
+        return pos[i] if i < len(stream) else None
+
+    out: dict = {}
+    for r in results:
+        if not neg_last:
+            out[r] = first_after(max(t for _, t in r.events))
+        elif options.window == "anchored":
+            out[r] = first_after(min(t for _, t in r.events) + q.window)
+        else:
+            end = options.origin + (r.window + 1) * q.window
+            out[r] = first_after(end) if options.window == "tumbling_closed" else first_after(end, strict=False)
+    return out
+
+
+# ----------------------------------------------------------------------------- generators and shrinking
+def _strategies() -> Any:
+    from ceplab.workbench.langs.spaseq.generators import SpaseqStrategies
+
+    return SpaseqStrategies()
+
+
+def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
+    """A seeded random case (:func:`ceplab.workbench.langs.spaseq.generators.random_case`); query texts that do not
+    parse are redrawn from the same ``rng`` (at most 30 times)."""
+    from ceplab.semantics.errors import ParseError, UnsupportedError
+    from ceplab.workbench.langs.spaseq.generators import random_case
+
+    case = random_case(rng, length)
+    for _ in range(30):
+        try:
+            parse(case[0])
+        except (ParseError, UnsupportedError):
+            case = random_case(rng, length)
+            continue
+        break
+    return case
+
+
+def _simplify(text: str) -> Any:
+    from ceplab.workbench.langs.spaseq.simplify import simplifications
+
+    return simplifications(text)
+
+
+def _case_extras(text: str) -> dict | None:
+    """A reproducer's extras: ``{"background": the query text's inline background (graph -> N-Triples lines)}``."""
+    return {"background": background_json(text)}
+
+
+LANGUAGE = Language(
+    name="spaseq",
+    paper=PAPER,
+    parse=parse,
+    parse_file=parse_file,
+    render=render,
+    read_stream=read_stream,
+    options=Options,
+    oracle=_oracle,
+    evaluator=_evaluator,
+    result_to_json=result_to_json,
+    result_from_json=result_from_json,
+    stream_to_json=stream_to_json,
+    stream_from_json=stream_from_json,
+    drop_events=drop_events,
+    event_row=event_row,
+    result_positions=result_positions,
+    strategies=_strategies,
+    random_case=_random_case,
+    simplify=_simplify,
+    case_extras=_case_extras,
+    inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
+                                "TriG (one named graph per FROM <iri>)", "path", with_background),),
+)

@@ -1,0 +1,326 @@
+"""Random SPAseq cases for hypothesis and the Spark fuzzer, on the shared :class:`~ceplab.workbench.generators.Chooser`.
+
+A case is a query text (concrete syntax, docs/semantics/spaseq.md#spaseq-2.2), a streamset (a list of
+:class:`~ceplab.semantics.rdfstream.GraphEvent` over 1-3 named streams) and, sometimes, background knowledge
+written into the query text as comment lines (:func:`ceplab.workbench.langs.spaseq.background.background_comment`).
+
+What the generators draw, so that every construct of the language and every switch is exercised:
+
+* sequences of 1-4 elements with each connector ``,`` ``;`` ``:``, Kleene+ ``+``, negation ``!`` (never first),
+  optional ``?`` (never two adjacent), conjunctions ``&`` and disjunctions ``|`` of two GPMs;
+* GPMs on one stream (sometimes two: ``ON S1, S2``) with a BGP of 1-2 triple patterns, a shared subject variable
+  ``?s`` (correlation across GPMs through joins) or an own one, FILTERs on constants (both sides), on variables of
+  earlier GPMs (stateful filters), ``BOUND``, ``!``, ``||``, ``&&``, ``+``/``-``, ``OPTIONAL`` (with and without
+  a filter inside), ``UNION`` and ``GRAPH <kb>`` over the background graph;
+* events of 1-2 triples ``:a|:b|:c :p|:q v``, ``v`` mostly an integer 0..3, sometimes a decimal or double of the
+  same value range, a string literal or an IRI, and events that lack the attribute a GPM asks for; timestamps
+  with ties across streams (never two events of one stream at one time: Definition 2) and small windows
+  (1..8 ticks) so that tumbling boundaries and expiry happen; with ``long=True`` 40-200 events.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Optional, Sequence
+
+from hypothesis import strategies as st
+
+from ceplab.workbench.generators import Chooser, HypothesisChooser, RandomChooser
+
+EX = "http://example.org/"
+#: Stream names (``:s1`` ...), subjects, predicates and small values of generated cases.
+STREAMS: tuple[str, ...] = ("s1", "s2", "s3")
+SUBJECTS: tuple[str, ...] = ("a", "b", "c")
+PREDICATES: tuple[str, ...] = ("p", "q")
+VALUES: tuple[int, ...] = (0, 1, 2, 3)
+#: The background graph of generated cases (``FROM <http://example.org/kb>``).
+KB = EX + "kb"
+CONNECTORS: tuple[str, ...] = (";", ",", ":")
+#: A stream that generated queries never declare.
+FOREIGN = "s9"
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_PREFIX = f"PREFIX : <{EX}>\n"
+
+
+# ----------------------------------------------------------------------------- queries
+def _value_literal(ch: Chooser) -> str:
+    v = ch.choice(VALUES)
+    kind = ch.integer(0, 9)
+    if kind <= 6:
+        return str(v)
+    if kind == 7:
+        return f"{v}.5"
+    if kind == 8:
+        return f'"{v}.0"^^<{_XSD}double>'
+    return f'"{v}"'
+
+
+def _operand(ch: Chooser, own: str, earlier: Sequence[str]) -> str:
+    pool = [own] + list(earlier)
+    k = ch.integer(0, 5)
+    if k <= 2:
+        return ch.choice(pool)
+    if k == 3:
+        return _value_literal(ch)
+    if k == 4:
+        return f"({ch.choice(pool)} {ch.choice(['+', '-'])} {ch.choice(VALUES)})"
+    return f"-{ch.choice(pool)}"
+
+
+def _condition(ch: Chooser, own: str, earlier: Sequence[str], depth: int = 1) -> str:
+    """A FILTER condition on the GPM's own value variable and the value variables of earlier GPMs."""
+    k = ch.integer(0, 9)
+    if depth > 0 and k == 7:
+        return f"({_condition(ch, own, earlier, 0)} {ch.choice(['||', '&&'])} {_condition(ch, own, earlier, 0)})"
+    if depth > 0 and k == 8:
+        return f"!({_condition(ch, own, earlier, 0)})"
+    if k == 9:
+        return f"BOUND({ch.choice([own] + list(earlier))})"
+    op = ch.choice(["<", ">=", "=", "!=", ">", "<="])
+    left = own if ch.boolean(0.7) else _operand(ch, own, earlier)
+    right = ch.choice(list(earlier)) if earlier and ch.boolean(0.5) else (
+        _value_literal(ch) if ch.boolean(0.6) else _operand(ch, own, earlier))
+    if ch.boolean(0.2):
+        left, right = right, left
+    return f"{left} {op} {right}"
+
+
+def gen_gpm(ch: Chooser, i: int, earlier: Sequence[str], streams: Sequence[str], background: bool) -> str:
+    """The ``DEFINE GPM G{i} ON ... { ... }`` block of GPM ``i``; its value variable is ``?v{i}``, its
+    optional extra variable ``?w{i}``; ``earlier`` are the value variables of GPMs defined before it."""
+    on = [ch.choice(streams)]
+    if len(streams) > 1 and ch.boolean(0.1):
+        on.append(ch.choice([s for s in streams if s != on[0]]))
+    subj = "?s" if ch.boolean(0.6) else (f"?s{i}" if ch.boolean(0.7) else ":" + ch.choice(SUBJECTS))
+    own = f"?v{i}"
+    parts = [f"{subj} :{ch.choice(PREDICATES)} {own} ."]
+    if ch.boolean(0.15):
+        parts.append(f"{subj} :{ch.choice(PREDICATES)} ?w{i} .")
+    shape = ch.integer(0, 9)
+    if shape == 7:
+        filt = f" FILTER ({_condition(ch, f'?w{i}', [own])})" if ch.boolean(0.3) else ""
+        parts.append(f"OPTIONAL {{ {subj} :{ch.choice(PREDICATES)} ?w{i} .{filt} }}")
+    elif shape == 8:
+        parts = [f"{{ {subj} :p {own} . }} UNION {{ {subj} :q {own} . }}"]
+    elif shape == 9 and background and subj.startswith("?"):
+        parts.append(f"GRAPH <{KB}> {{ {subj} :owner ?o{i} . }}")
+    if ch.boolean(0.6):
+        parts.append(f"FILTER ({_condition(ch, own, earlier)})")
+    body = " ".join(parts)
+    aliases = ", ".join("S" + s[1:] for s in on)
+    return f"DEFINE GPM G{i} ON {aliases} {{ {body} }}"
+
+
+def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
+              streams: Sequence[str] = STREAMS) -> str:
+    """A random SPAseq query text over the given streams (module docstring). The text may be refused by the parser in rare corner
+    cases (callers redraw)."""
+    n_el = ch.integer(1, max_elements)
+    elements: list[tuple[Optional[str], str, Optional[str]]] = []   # (connector, bop text, modifier)
+    n_gpm = 0
+    prev_ext = True   # the previous element has a '!'/'?' modifier (first element: no '!')
+    for j in range(n_el):
+        k = ch.integer(0, 9)
+        if k <= 6 or n_gpm + 2 > 6:
+            bop = f"G{n_gpm}"
+            n_gpm += 1
+        else:
+            op = "&" if k <= 7 else "|"
+            bop = f"(G{n_gpm} {op} G{n_gpm + 1})"
+            n_gpm += 2
+        mod: Optional[str] = None
+        m = ch.integer(0, 9)
+        if m in (7, 8):
+            mod = "+"
+        elif m == 9 and not prev_ext and j > 0:
+            mod = ch.choice(["!", "?"])
+        elif m == 6 and not prev_ext and j == 0:
+            mod = "?"
+        conn = None if j == 0 else ch.choice(CONNECTORS)
+        elements.append((conn, bop, mod))
+        prev_ext = mod in ("!", "?")
+    if all(m in ("!", "?") for _, _, m in elements):
+        c, b, _ = elements[-1]
+        elements[-1] = (c, b, None)
+    seq = ""
+    for conn, bop, mod in elements:
+        seq += ("" if conn is None else f" {conn} ") + bop + (mod or "")
+    used = list(streams)
+    defs = [gen_gpm(ch, i, [f"?v{j}" for j in range(i)], used, background) for i in range(n_gpm)]
+    window = ch.integer(1, 8)
+    head = "*"
+    if ch.boolean(0.2):
+        head = " ".join(f"?v{i}" for i in range(n_gpm) if ch.boolean(0.6)) or "?v0"
+    lines = [_PREFIX, f"SELECT {head}\nWITHIN {window} SECONDS\n"]
+    lines += [f"FROM STREAM S{s[1:]} <{EX}{s}>\n" for s in used]
+    if background:
+        lines.append(f"FROM <{KB}>\n")
+    lines.append(f"WHERE SEQ({seq})\n{{\n")
+    lines += [f"  {d}\n" for d in defs]
+    lines.append("}\n")
+    return "".join(lines)
+
+
+def gen_background(ch: Chooser) -> list[str]:
+    """Background triples (N-Triples lines) of the graph :data:`KB`: ``:x :owner :o`` for some subjects."""
+    out = []
+    for s in SUBJECTS:
+        if ch.boolean(0.6):
+            out.append(f"<{EX}{s}> <{EX}owner> <{EX}{ch.choice(['alice', 'bob'])}> .")
+    return out
+
+
+# ----------------------------------------------------------------------------- streams
+def _object(ch: Chooser) -> str:
+    k = ch.integer(0, 19)
+    v = ch.choice(VALUES)
+    if k <= 14:
+        return f'"{v}"^^<{_XSD}integer>'
+    if k == 15:
+        return f'"{v}.5"^^<{_XSD}decimal>'
+    if k == 16:
+        return f'"{v}.0E0"^^<{_XSD}double>'
+    if k == 17:
+        return f'"{v}"'
+    if k == 18:
+        return f"<{EX}{ch.choice(SUBJECTS)}>"
+    return f'"{v}"^^<{_XSD}integer>'
+
+
+def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS) -> list[Any]:
+    """A random streamset of ``length`` graph events on the given streams (module docstring)."""
+    from rdflib import URIRef
+
+    from ceplab.semantics.rdfstream import GraphEvent, parse_nt_term
+    from ceplab.semantics.spaseq.streams import check_streamset
+
+    names = list(streams)
+    events = []
+    t = 0
+    at_t: set[str] = set()
+    for pos in range(length):
+        s = ch.choice(names)
+        step = ch.choice([0, 1, 1, 1, 2]) if pos else ch.integer(0, 1)
+        if step == 0 and s in at_t:
+            step = 1
+        if step:
+            t += step
+            at_t = set()
+        at_t.add(s)
+        triples = []
+        subj = f"<{EX}{ch.choice(SUBJECTS)}>"
+        n_tr = 2 if ch.boolean(0.25) else 1
+        for k in range(n_tr):
+            pred = f"<{EX}{PREDICATES[k] if n_tr == 2 else ch.choice(PREDICATES)}>"
+            triples.append(tuple(parse_nt_term(x) for x in (subj, pred, _object(ch))))
+        events.append(GraphEvent(triples, t, URIRef(EX + s), pos, URIRef(f"{EX}g{pos}")))
+    return check_streamset(events, "<generated>")
+
+
+# ----------------------------------------------------------------------------- options
+def gen_options(ch: Chooser) -> Any:
+    """Random switches: each semantic switch non-default with probability 0.2, each engine option off with
+    probability 0.2."""
+    import typing
+
+    from ceplab.semantics.spaseq.options import Options
+
+    hints = typing.get_type_hints(Options)
+    kw: dict[str, Any] = {}
+    for name, tp in hints.items():
+        if typing.get_origin(tp) is typing.Literal and ch.boolean(0.2):
+            kw[name] = ch.choice(list(typing.get_args(tp))[1:])
+        elif tp is bool and ch.boolean(0.2):
+            kw[name] = False
+    if ch.boolean(0.1):
+        kw["origin"] = ch.integer(1, 3)
+    return Options(**kw)
+
+
+def gen_case(ch: Chooser, length: int, *, background: Optional[bool] = None) -> tuple[str, list]:
+    """``(query text, streamset)``; with background knowledge (as comment lines in the query text) with
+    probability 0.25 unless ``background`` says."""
+    from ceplab.workbench.langs.spaseq.background import background_comment
+
+    bg = ch.boolean(0.25) if background is None else background
+    streams = STREAMS[:ch.integer(1, len(STREAMS))]
+    text = gen_query(ch, background=bg, streams=streams)
+    if bg:
+        text = background_comment(KB, gen_background(ch)) + text
+    # a foreign stream (declared by no FROM STREAM) now and then: contiguity=declared vs streamset
+    in_stream = streams + (FOREIGN,) if ch.boolean(0.15) else streams
+    return text, gen_stream(ch, length, in_stream)
+
+
+def random_case(rng: random.Random, length: int, *, long: bool = False) -> tuple[str, list, Any]:
+    """Spark fuzzing entry: ``(query text, streamset, Options)`` from a seeded ``random.Random``; with ``long``
+    (or for one case in ten) the stream has 40-200 events."""
+    ch = RandomChooser(rng)
+    if long or ch.boolean(0.1):
+        length = ch.integer(40, 200)
+    text, stream = gen_case(ch, length)
+    return text, stream, gen_options(ch)
+
+
+# ----------------------------------------------------------------------------- hypothesis
+@st.composite
+def _queries(draw, kw):
+    return gen_query(HypothesisChooser(draw), **kw)
+
+
+@st.composite
+def _streams(draw, min_len, max_len):
+    ch = HypothesisChooser(draw)
+    return gen_stream(ch, ch.integer(min_len, max_len))
+
+
+@st.composite
+def _cases(draw, min_len, max_len):
+    ch = HypothesisChooser(draw)
+    return gen_case(ch, ch.integer(min_len, max_len))
+
+
+@st.composite
+def _options(draw):
+    return gen_options(HypothesisChooser(draw))
+
+
+def spaseq_queries(**kw: Any) -> st.SearchStrategy[str]:
+    """Hypothesis strategy of SPAseq query texts; keywords as :func:`gen_query`."""
+    return _queries(kw)
+
+
+def spaseq_streams(min_len: int = 0, max_len: int = 8) -> st.SearchStrategy[list]:
+    """Hypothesis strategy of streamsets (:func:`gen_stream`)."""
+    return _streams(min_len, max_len)
+
+
+def spaseq_cases(min_len: int = 0, max_len: int = 8) -> st.SearchStrategy[tuple[str, list]]:
+    """Hypothesis strategy of ``(query text, streamset)`` pairs (:func:`gen_case`, background included)."""
+    return _cases(min_len, max_len)
+
+
+def spaseq_options() -> st.SearchStrategy[Any]:
+    """Hypothesis strategy of :class:`ceplab.semantics.spaseq.options.Options` (:func:`gen_options`)."""
+    return _options()
+
+
+class SpaseqStrategies:
+    """The registry's strategy bundle for SPAseq. ``queries()`` draws query texts (parse them with the
+    language's ``parse``)."""
+
+    def queries(self, **kw: Any) -> st.SearchStrategy[str]:
+        return spaseq_queries(**kw)
+
+    def streams(self, min_len: int = 0, max_len: int = 8) -> st.SearchStrategy[list]:
+        return spaseq_streams(min_len, max_len)
+
+    def options(self) -> st.SearchStrategy[Any]:
+        return spaseq_options()
+
+    @staticmethod
+    def render(query: Any) -> str:
+        if isinstance(query, str):
+            return query
+        from ceplab.workbench.langs.spaseq import render
+
+        return render(query)
