@@ -46,6 +46,9 @@ name undefined, defined twice or used twice in SEQ; an ON alias not declared by 
 an alias or a FROM graph declared twice; no FROM STREAM; ``GRAPH <g>`` without ``FROM <g>``; ``WITHIN 0`` or a
 non-integer window; a SELECT variable listed twice or not occurring in any GPM the SEQ uses; an unknown prefix;
 a bad string escape; nesting deeper than :data:`MAX_DEPTH`.
+
+:func:`render` prints a query back (full IRIs, N-Triples-style escaped literals) so that ``parse(render(q)) ==
+q`` for every query :func:`parse` returns.
 """
 from __future__ import annotations
 
@@ -735,3 +738,177 @@ def parse_file(path: Union[str, Path]) -> A.Query:
         raise ParseError(f"cannot read the query: {getattr(e, 'strerror', None) or e}", str(p)) from None
     return parse(text, file=str(p))
 
+
+# -------------------------------------------------------------------------------------------- printer
+_ECHAR_OUT = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VARNAME = re.compile(r"[A-Za-z0-9_\u00B7\u00C0-\uFFFF]+")
+_IRI_OK = re.compile(r'[^<>"{}|^`\\\x00-\x20]*')
+_BARE_NUMBER = re.compile(r"[+-]?(([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+)")
+
+
+def _escape(s: str) -> str:
+    """A string body in N-Triples style: ``\\ " \\n \\r \\t \\b \\f`` as ECHARs, every other character outside
+    printable ASCII as ``\\uXXXX`` / ``\\UXXXXXXXX`` (the output is ASCII)."""
+    out = []
+    for ch in s:
+        if ch in _ECHAR_OUT:
+            out.append(_ECHAR_OUT[ch])
+        elif " " <= ch <= "~":
+            out.append(ch)
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(f"\\U{ord(ch):08X}")
+    return "".join(out)
+
+
+def _r_iri(u: URIRef) -> str:
+    s = str(u)
+    if not _IRI_OK.fullmatch(s):
+        raise ValueError(f"IRI {s!r} has characters an IRIREF cannot hold")
+    return f"<{s}>"
+
+
+def _r_term(t) -> str:
+    if isinstance(t, Variable):
+        if not _VARNAME.fullmatch(str(t)):
+            raise ValueError(f"variable name {str(t)!r} cannot be written")
+        return f"?{t}"
+    if isinstance(t, URIRef):
+        return _r_iri(t)
+    if isinstance(t, Literal):
+        lex = str(t)
+        if t.datatype in (XSD.integer, XSD.decimal, XSD.double) and _BARE_NUMBER.fullmatch(lex) \
+                and _ToAst._number(lex) == t:
+            return lex
+        if t.datatype == XSD.boolean and lex in ("true", "false"):
+            return lex
+        body = '"' + _escape(lex) + '"'
+        if t.language:
+            return f"{body}@{t.language}"
+        if t.datatype is not None:
+            return f"{body}^^{_r_iri(t.datatype)}"
+        return body
+    raise ValueError(f"cannot render term {t!r}")
+
+
+def _r_expr(e: A.Expr) -> str:
+    """An expression, every operator parenthesised."""
+    if isinstance(e, A.Var):
+        return _r_term(e.var)
+    if isinstance(e, A.Const):
+        return _r_term(e.term)
+    if isinstance(e, (A.Arith, A.Cmp)):
+        return f"({_r_expr(e.left)} {e.op} {_r_expr(e.right)})"
+    if isinstance(e, A.And):
+        return f"({_r_expr(e.left)} && {_r_expr(e.right)})"
+    if isinstance(e, A.Or):
+        return f"({_r_expr(e.left)} || {_r_expr(e.right)})"
+    if isinstance(e, A.Not):
+        return f"!{_r_expr(e.expr)}"
+    if isinstance(e, A.Neg):
+        return f"-({_r_expr(e.expr)})"
+    if isinstance(e, A.Bound):
+        return f"BOUND({_r_term(e.var)})"
+    raise ValueError(f"cannot render expression {e!r}")
+
+
+def _r_filter(e: A.Expr) -> str:
+    s = _r_expr(e)
+    return f"FILTER {s}" if isinstance(e, A.Bound) or s.startswith("(") else f"FILTER ({s})"
+
+
+def _r_triple(tp: A.TriplePattern) -> str:
+    p = "a" if tp.p == RDF.type else _r_term(tp.p)
+    return f"{_r_term(tp.s)} {p} {_r_term(tp.o)} ."
+
+
+def _r_body(p: A.Pattern) -> str:
+    """The inside of a group whose translation is exactly ``p`` (section 18.2.2.6 in reverse)."""
+    if isinstance(p, A.BGP):
+        return " ".join(_r_triple(tp) for tp in p.triples)
+    if isinstance(p, A.Filter):
+        inner = f"{{ {_r_body(p.pattern)} }}" if isinstance(p.pattern, A.Filter) else _r_body(p.pattern)
+        return f"{inner} {_r_filter(p.expr)}".strip()
+    if isinstance(p, A.Join):
+        if _is_z(p.left) or _is_z(p.right):
+            raise ValueError("Join with the empty group has no concrete syntax (Join(Z, A) is A)")
+        right = _r_body(p.right) if isinstance(p.right, (A.Union_, A.Graph)) else f"{{ {_r_body(p.right)} }}"
+        return f"{_r_lead(p.left)} {right}"
+    if isinstance(p, A.LeftJoin):
+        lead = "" if _is_z(p.left) else _r_lead(p.left)
+        if p.expr is None:
+            if isinstance(p.right, A.Filter):
+                raise ValueError("LeftJoin(G, Filter(F, A), true) has no concrete syntax (its FILTER would be the "
+                                 "LeftJoin's expression)")
+            opt = f"{{ {_r_body(p.right)} }}"
+        else:
+            right = f"{{ {_r_body(p.right)} }}" if isinstance(p.right, A.Filter) else _r_body(p.right)
+            opt = f"{{ {right} {_r_filter(p.expr)} }}"
+        return f"{lead} OPTIONAL {opt}".strip()
+    if isinstance(p, A.Union_):
+        return f"{{ {_r_body(p.left)} }} UNION {{ {_r_body(p.right)} }}"
+    if isinstance(p, A.Graph):
+        return f"GRAPH {_r_iri(p.iri)} {{ {_r_body(p.pattern)} }}"
+    raise ValueError(f"cannot render pattern {p!r}")
+
+
+def _r_lead(p: A.Pattern) -> str:
+    """Group elements that fold to ``p`` and may be followed by more elements (no FILTER at this level)."""
+    if isinstance(p, A.Filter):
+        return f"{{ {_r_body(p)} }}"
+    return _r_body(p)
+
+
+def _r_bop(b: A.BOp, ctx: str = "|") -> str:
+    if isinstance(b, A.GPMRef):
+        if not _NAME.fullmatch(b.name):
+            raise ValueError(f"GPM name {b.name!r} cannot be written")
+        return b.name
+    if isinstance(b, A.Disj):
+        s = f"{_r_bop(b.left, '|')} | {_r_bop(b.right, '&')}"
+        return s if ctx == "|" else f"({s})"
+    if isinstance(b, A.Conj):
+        s = f"{_r_bop(b.left, '&')} & {_r_bop(b.right, 'atom')}"
+        return s if ctx in ("|", "&") else f"({s})"
+    raise ValueError(f"cannot render BOp expression {b!r}")
+
+
+def render(q: A.Query) -> str:
+    """A query as SPAseq text (full IRIs, no PREFIX) with ``parse(render(q)) == q`` for every query that
+    :func:`parse` returns.
+
+    Raises:
+        ValueError: an AST without concrete syntax (not produced by :func:`parse`: e.g. ``Join`` with an empty
+            group, ``LeftJoin(G, Filter(..), None)``, names that are not identifiers).
+    """
+    lines = []
+    sel = "*" if q.select is None else " ".join(_r_term(v) for v in q.select)
+    lines.append(f"SELECT {sel}")
+    lines.append(f"WITHIN {q.window} SECONDS")
+    for alias, iri in q.streams:
+        if not _NAME.fullmatch(alias):
+            raise ValueError(f"stream alias {alias!r} cannot be written")
+        lines.append(f"FROM STREAM {alias} {_r_iri(iri)}")
+    for g in q.graphs:
+        lines.append(f"FROM {_r_iri(g)}")
+    parts = []
+    for el in q.seq:
+        e = _r_bop(el.expr, "atom" if el.modifier else "|") + (el.modifier or "")
+        parts.append(e if el.connector is None else f"{el.connector} {e}")
+    lines.append(f"WHERE SEQ ({' '.join(parts)})")
+    lines.append("{")
+    alias_of = {}
+    for alias, iri in q.streams:
+        alias_of.setdefault(iri, alias)
+    for g in q.gpms:
+        try:
+            on = ", ".join(alias_of[s] for s in g.streams)
+        except KeyError as e:
+            raise ValueError(f"GPM {g.name} is on stream {e.args[0]} that the query does not declare") from None
+        if not _NAME.fullmatch(g.name):
+            raise ValueError(f"GPM name {g.name!r} cannot be written")
+        lines.append(f"  DEFINE GPM {g.name} ON {on} {{ {_r_body(g.pattern)} }}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
