@@ -5,6 +5,8 @@ al.; docs/semantics/spaseq.md#spaseq-1).
   (``<g> ceplab:stream <S> ; ceplab:start 12 .``, :mod:`ceplab.semantics.rdfstream`).  Every event must name
   its stream (Definition 3: the streams of a streamset are named).  Definition 2 allows at most one graph per
   stream and timestamp: a second one is a :class:`StreamError` naming the graph (docs/semantics/spaseq.md#spaseq-A9).
+  Both errors carry the line and column of the offending graph in the TriG text (its block ``<g> {``, else its
+  first mention).
   Blank nodes are scoped to their event (docs/semantics/spaseq.md#spaseq-A15): label ``b`` of the event at position
   ``k`` becomes ``_:e{k}_{b}``, so no join matches a blank node across events.
   The result is a list of :class:`ceplab.semantics.rdfstream.GraphEvent`, sorted by ``(time, position)``.
@@ -13,8 +15,10 @@ al.; docs/semantics/spaseq.md#spaseq-1).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
+from urllib.parse import urljoin
 
 from rdflib import BNode, Dataset, Graph, URIRef
 from rdflib.term import Node
@@ -63,29 +67,86 @@ def _scope_bnodes(ev: GraphEvent) -> GraphEvent:
     return GraphEvent([(sc(s), sc(p), sc(o)) for s, p, o in ev.graph], ev.time, ev.stream, ev.position, ev.name)
 
 
-def check_streamset(events: Sequence[GraphEvent], file: Optional[str] = None) -> list[GraphEvent]:
+# TriG tokens, enough to find graph names: strings, comments and blank nodes (skipped), prefix and base
+# declarations, IRIs and prefixed names (a graph block when '{' follows), anything else.
+_TRIG_TOKENS = re.compile(
+    r'(?P<skip>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
+    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|\#[^\n]*|_:[\w.\-]*)'
+    r'|(?P<prefix>(?:@prefix|PREFIX)\s+(?P<pre>[A-Za-z][\w.\-]*)?:\s*<(?P<ns>[^<>\s]*)>)'
+    r'|(?P<base>(?:@base|BASE)\s+<(?P<iri>[^<>\s]*)>)'
+    r'|(?P<name><[^<>\s]*>|(?:[A-Za-z][\w.\-]*)?:[\w.\-]*)(?P<block>\s*\{)?'
+    r'|[\w.@\-]+|\s+|.', re.S | re.I)
+
+
+def graph_position(text: str, name: URIRef) -> tuple[Optional[int], Optional[int]]:
+    """Where graph ``name`` is written in the TriG document ``text``: line and column (1-based) of its first
+    block ``name {`` (also ``GRAPH name {``), else of its first mention outside strings and comments
+    (prefixed names and relative IRIs resolved with the document's PREFIX/BASE declarations as they come);
+    ``(None, None)`` when it does not occur."""
+    prefixes: dict[str, str] = {}
+    base = ""
+    first: Optional[int] = None
+    for m in _TRIG_TOKENS.finditer(text):
+        if m.group("prefix"):
+            prefixes[m.group("pre") or ""] = urljoin(base, m.group("ns")) if base else m.group("ns")
+            continue
+        if m.group("base"):
+            base = urljoin(base, m.group("iri"))
+            continue
+        tok = m.group("name")
+        if tok is None:
+            continue
+        if tok.startswith("<"):
+            iri: Optional[str] = urljoin(base, tok[1:-1]) if base else tok[1:-1]
+        else:
+            pre, _, local = tok.partition(":")
+            iri = prefixes[pre] + local.rstrip(".") if pre in prefixes else None
+        if iri != str(name):
+            continue
+        if m.group("block"):
+            first = m.start("name")
+            break
+        if first is None:
+            first = m.start("name")
+    if first is None:
+        return None, None
+    return text.count("\n", 0, first) + 1, first - (text.rfind("\n", 0, first) + 1) + 1
+
+
+def check_streamset(events: Sequence[GraphEvent], file: Optional[str] = None,
+                    text: Optional[str] = None) -> list[GraphEvent]:
     """Validate a streamset (every event on a named stream, one graph per (stream, time): Definitions 2-3) and
     scope its blank nodes to their events.
+
+    Args:
+        events: the graph events, in any order.
+        file: the file name for error messages.
+        text: the TriG text the events were read from, to locate the offending graph (:func:`graph_position`).
 
     Returns:
         the events sorted by ``(time, position)``.
 
     Raises:
-        StreamError: an event without a stream, or two events of one stream with one timestamp.
+        StreamError: an event without a stream, or two events of one stream with one timestamp (the second in
+            ``(time, position)`` order is the offending one); with the graph's line and column when ``text``
+            is given.
     """
+    def where(ev: GraphEvent) -> tuple[Optional[int], Optional[int]]:
+        return graph_position(text, ev.name) if text is not None and ev.name is not None else (None, None)
+
     seen: dict[tuple[URIRef, int], GraphEvent] = {}
     out = []
     for ev in sorted(events, key=lambda e: (e.time, e.position)):
         name = ev.name.n3() if ev.name is not None else f"#{ev.position}"
         if ev.stream is None:
             raise StreamError(f"graph {name} has no ceplab:stream: a SPAseq streamset names the stream of every "
-                              "event (Definition 3)", file)
+                              "event (Definition 3)", file, *where(ev))
         key = (ev.stream, ev.time)
         if key in seen:
             other = seen[key]
             oname = other.name.n3() if other.name is not None else f"#{other.position}"
             raise StreamError(f"graphs {oname} and {name} are both on stream <{ev.stream}> at time {ev.time}: a "
-                              "stream has at most one graph per timestamp (Definition 2)", file)
+                              "stream has at most one graph per timestamp (Definition 2)", file, *where(ev))
         seen[key] = ev
         out.append(_scope_bnodes(ev))
     return out
@@ -96,9 +157,9 @@ def parse_streamset(text: str, file: Optional[str] = None) -> list[GraphEvent]:
 
     Raises:
         StreamError: TriG or annotation errors (:func:`ceplab.semantics.rdfstream.parse_trig_graph_events`), and
-            those of :func:`check_streamset`.
+            those of :func:`check_streamset` (located in ``text``).
     """
-    return check_streamset(parse_trig_graph_events(text, file), file)
+    return check_streamset(parse_trig_graph_events(text, file), file, text)
 
 
 def read_streamset(path: Union[str, Path]) -> list[GraphEvent]:
