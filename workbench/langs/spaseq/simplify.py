@@ -1,6 +1,7 @@
 """Query simplifications for shrinking SPAseq counterexamples (``Language.simplify``).
 
-Each candidate is strictly smaller than the query it comes from: one sequence element dropped (with its GPM
+Each candidate is a strictly smaller AST than the query it comes from (so shrinking terminates; the rendered text
+uses full IRIs and may be longer): one sequence element dropped (with its GPM
 definitions), a BOp expression replaced by one operand, a modifier dropped, a connector made skip-till-any, a
 FILTER, OPTIONAL, UNION branch, GRAPH block or triple pattern dropped, ``SELECT`` widened to ``*``.  The
 background comment lines are kept.  Candidates are produced on the AST and rendered; those that no longer parse
@@ -105,6 +106,6 @@ def simplifications(text: str) -> Iterator[str]:
             out = head + render(_prune(v))
         except (CeplabError, ValueError):
             continue
-        if out not in seen and len(out) <= len(text):
+        if out not in seen:
             seen.add(out)
             yield out
