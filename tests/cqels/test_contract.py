@@ -173,3 +173,22 @@ def test_static_errors_are_located(text, fmt, line, fragment):
     with pytest.raises(StreamError) as e:
         parse_static(text, "d", fmt)
     assert e.value.line == line and fragment in e.value.message, str(e.value)
+
+
+# ------------------------------------------------------------------------------------------------ documentation
+def test_every_cited_anchor_exists():
+    """Every ``docs/semantics/cqels.md#cqels-...`` (and ``#cqels-...``) cited by the CQELS-CEP modules and tests is an
+    anchor of docs/semantics/cqels.md."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "semantics" / "cqels.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', doc))
+    files = [p for d in ("semantics/cqels", "asp", "engine/cqels", "tests/cqels", "papers-check/cqels", "docs/semantics")
+             for p in (root / d).rglob("*") if p.is_file() and p.suffix in (".py", ".lp", ".lark", ".q", ".md")
+             and ("cqels" in str(p.relative_to(root)))]
+    cited = {(m.rstrip("."), p.name) for p in files for m in
+             re.findall(r"#(cqels-[A-Za-z0-9][A-Za-z0-9_.\-]*)", p.read_text(encoding="utf-8"))}
+    assert len(files) > 5 and cited
+    missing = sorted((a, f) for a, f in cited if a not in anchors)
+    assert not missing, missing

@@ -59,7 +59,7 @@ def test_the_sample_queries_are_there():
     names = {f.stem for f in FILES}
     assert {"ex4_plain", "ex5_nsparql", "ex6_running", "t03_path_plus", "t03_path_star", "t06_repeated",
             "t07_seq_wo", "t08_wo_boundary", "t09_no_head", "t10_join_ecs", "t11_ec_seq", "t12_clip",
-            "t13_bgp_scope", "t15_rdfs_paths", "t16_no_tail_strict", "ec_seq_negation", "window_kinds",
+            "t13_bgp_scope", "t15_rdfs_paths", "t16_no_tail_strict", "t17_clip_wo", "ec_seq_negation", "window_kinds",
             "paths_all"} <= names
 
 
