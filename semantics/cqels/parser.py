@@ -837,8 +837,8 @@ def parse(text: str, file: Optional[str] = None, *, tick: str = Options().tick) 
         if isinstance(orig, _Err):
             raise ParseError(orig.message, file, *(orig.pos or (None, None))) from None
         if isinstance(orig, ValueError):  # an AST invariant the checks above missed: still the query's fault
-            raise ParseError(str(orig), file, *(getattr(e.obj, "meta", None) and (e.obj.meta.line, e.obj.meta.column)
-                                                or (None, None))) from None
+            meta = getattr(e.obj, "meta", None)
+            raise ParseError(str(orig), file, getattr(meta, "line", None), getattr(meta, "column", None)) from None
         raise
     except _Err as e:
         raise ParseError(e.message, file, *(e.pos or (None, None))) from None
