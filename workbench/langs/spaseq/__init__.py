@@ -18,7 +18,7 @@ import random
 from typing import Any, Iterable, Sequence
 
 from ceplab.semantics.spaseq.options import Options
-from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, background_json, render_background,
+from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, background_json, render_query,
                                                       with_background)
 from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                    stream_to_json)
@@ -61,11 +61,7 @@ def parse_file(path: Any) -> SpaseqQuery:
 
 def render(query: Any) -> str:
     """The concrete syntax of a :class:`SpaseqQuery` (background as comment lines) or of a bare AST."""
-    from ceplab.semantics.spaseq.parser import render as render_ast
-
-    if isinstance(query, SpaseqQuery):
-        return render_background(query.background) + render_ast(query.query)
-    return render_ast(query)
+    return render_query(query)
 
 
 def _unwrap(query: Any) -> tuple[Any, Any]:

@@ -110,3 +110,12 @@ def split_background(text: str) -> tuple[str, str]:
     """``(the inline background comment lines, the rest of the text)``."""
     head = "".join(m.group(0).strip() + "\n" for m in _INLINE_RE.finditer(text))
     return head, _INLINE_RE.sub("", text)
+
+
+def render_query(query: Any) -> str:
+    """The concrete syntax of a :class:`SpaseqQuery` (background as comment lines) or of a bare AST."""
+    from ceplab.semantics.spaseq.parser import render as render_ast
+
+    if isinstance(query, SpaseqQuery):
+        return render_background(query.background) + render_ast(query.query)
+    return render_ast(query)

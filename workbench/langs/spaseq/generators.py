@@ -321,6 +321,6 @@ class SpaseqStrategies:
     def render(query: Any) -> str:
         if isinstance(query, str):
             return query
-        from ceplab.workbench.langs.spaseq import render
+        from ceplab.workbench.langs.spaseq.background import render_query
 
-        return render(query)
+        return render_query(query)
