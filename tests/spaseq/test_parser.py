@@ -318,6 +318,9 @@ REJECTIONS = [
     ("unknown prefix", query_text("A", ("A", "?h ex:price ?p1")), 7, 27, "unknown prefix 'ex:'"),
     ("bad escape", query_text("A", ("A", '?h :price "\\q"')), 7, 34, "escape"),
     ("escape beyond Unicode", query_text("A", ("A", '?h :price "\\U00110000"')), 7, 34, "scalar value"),
+    ("short \\u escape", query_text("A", ("A", '?h :price "\\u12"')), 7, 34, "4 hexadecimal digits"),
+    ("short \\U escape", query_text("A", ("A", 'FILTER ("\\U0001F6" = ?h) ?h :price ?p1')), 7, 32,
+     "8 hexadecimal digits"),
     ("surrogate escape", query_text("A", ("A", '?h :price "\\uDC00"')), 7, 34, "scalar value"),
     ("two modifiers", query_text("A+?", A1), 5, 14, "at most one modifier"),
     ("modifier on a compound BOp", query_text("A | B+", A1, B1), 5, 17, "(A | B)+"),
@@ -496,12 +499,12 @@ def test_render_round_trips_random_queries():
 # ------------------------------------------------------------------------------------------------ robustness
 _INSERTS = list("{}()[].,;:?!+*/&|<>=-\"'\\#@^_$aA0 \n\t") + [
     "\u00e9", "SEQ", "FILTER", "OPTIONAL", "UNION", "GRAPH", "BOUND(", "_:b", "1e5", '"\\u0000"', "\\U0011FFFF",
-    "^^xsd:integer", "WITHIN 0", "DEFINE GPM Z ON S1 { }", "FROM <x>"]
+    "^^xsd:integer", "WITHIN 0", "DEFINE GPM Z ON S1 { }", "FROM <x>", "\\u12", "\\U", "@en-", "$", "?x"]
 
 
 def _mutants(seed: int, count: int):
     r = random.Random(seed)
-    texts = [p.read_text(encoding="utf-8") for p in SAMPLES]
+    texts = [p.read_text(encoding="utf-8") for p in SAMPLES] + [_random_query(r) for _ in range(10)]
     for _ in range(count):
         text = r.choice(texts)
         for _ in range(r.choice([1, 1, 1, 2, 3])):
