@@ -744,7 +744,7 @@ def parse_file(path: Union[str, Path]) -> A.Query:
 # -------------------------------------------------------------------------------------------- printer
 _ECHAR_OUT = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_VARNAME = re.compile(r"[A-Za-z0-9_\u00B7\u00C0-\uFFFF]+")
+_VARNAME = re.compile(r"(?:[A-Za-z0-9_\u00B7]|[^\x00-\xBF])+")        # the grammar's VAR
 _IRI_OK = re.compile(r'[^<>"{}|^`\\\x00-\x20]*')
 _BARE_NUMBER = re.compile(r"[+-]?(([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+)")
 
