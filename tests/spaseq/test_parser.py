@@ -524,7 +524,7 @@ _INSERTS = list("{}()[].,;:?!+*/&|<>=-\"'\\#@^_$aA0 \n\t") + [
 
 def _mutants(seed: int, count: int):
     r = random.Random(seed)
-    texts = [p.read_text(encoding="utf-8") for p in SAMPLES] + [_random_query(r) for _ in range(10)]
+    texts = [p.read_text(encoding="utf-8") for p in SAMPLES] + [_random_query(r) for _ in range(3)]
     for _ in range(count):
         text = r.choice(texts)
         for _ in range(r.choice([1, 1, 1, 2, 3])):
