@@ -123,6 +123,8 @@ def _err(msg: str, pos: A.Pos) -> ParseError:
 def _unescape(body: str, pos: A.Pos) -> str:
     def rep(m: re.Match) -> str:
         s = m.group(0)
+        if s[1] in "uU" and len(s) == 2:
+            raise _err(f"escape \\{s[1]} needs {4 if s[1] == 'u' else 8} hexadecimal digits", pos)
         if s[1] in "uU":
             cp = int(s[2:], 16)
             if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
@@ -726,14 +728,14 @@ def parse(text: str, file: Optional[str] = None) -> A.Query:
 
 
 def parse_file(path: Union[str, Path]) -> A.Query:
-    """Parse the query file at ``path`` (UTF-8).
+    """Parse the query file at ``path`` (UTF-8, with or without a byte-order mark).
 
     Raises:
         ParseError: an unreadable file, or what :func:`parse` raises (naming the file).
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")         # a leading byte-order mark is not part of the query
     except (OSError, UnicodeDecodeError) as e:
         raise ParseError(f"cannot read the query: {getattr(e, 'strerror', None) or e}", str(p)) from None
     return parse(text, file=str(p))
@@ -742,7 +744,7 @@ def parse_file(path: Union[str, Path]) -> A.Query:
 # -------------------------------------------------------------------------------------------- printer
 _ECHAR_OUT = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_VARNAME = re.compile(r"[A-Za-z0-9_\u00B7\u00C0-\uFFFF]+")
+_VARNAME = re.compile(r"(?:[A-Za-z0-9_\u00B7]|[^\x00-\xBF])+")        # the grammar's VAR
 _IRI_OK = re.compile(r'[^<>"{}|^`\\\x00-\x20]*')
 _BARE_NUMBER = re.compile(r"[+-]?(([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+)")
 
