@@ -30,6 +30,7 @@ Two ways to run, one limit:
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import resource
 import signal
@@ -111,6 +112,12 @@ class EngineLimitExceeded(BaseException):
         return self.reason
 
 
+try:
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
+except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+    _PAGE = 4096
+
+
 def _vm_bytes() -> int:
     """The process's current address-space size (bytes), 0 if unknown."""
     try:
@@ -118,14 +125,6 @@ def _vm_bytes() -> int:
             return int(f.read().split()[0]) * _PAGE
     except (OSError, ValueError, IndexError):
         return 0
-
-
-try:
-    import os as _os
-
-    _PAGE = _os.sysconf("SC_PAGE_SIZE")
-except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
-    _PAGE = 4096
 
 
 def _trim() -> None:
