@@ -220,12 +220,15 @@ def compile_automaton(query: A.Query, options: Options, terms: Terms, varindex: 
         except KeyError:
             raise UnsupportedError(f"GPM {name!r} is not defined") from None
         req = []
+        # only variables another GPM of the sequence binds can be bound by a context
+        others = frozenset().union(*(A.pattern_vars(h.pattern) for h in query.gpms
+                                     if h.name != name and h.name in used))
         for tp in required_triples(g.pattern):
             if isinstance(tp.p, A.Variable):
                 continue
             sv = isinstance(tp.s, A.Variable)
             ov = isinstance(tp.o, A.Variable)
-            if not (sv or ov):
+            if not ((sv and tp.s in others) or (ov and tp.o in others)):
                 continue
             req.append((terms.id(tp.p), sv, varindex[tp.s] if sv else terms.id(tp.s),
                         ov, varindex[tp.o] if ov else terms.id(tp.o)))

@@ -172,7 +172,9 @@ class Evaluator:
         self._batchno = 0
         self._buckets: dict[URIRef, list[Run]] = {}
         self._all: list[Run] = []
-        self._expiry: list = []          # (deadline, seq, run), push_window only
+        self._exp: dict[int, list[Run]] = {}   # deadline -> runs (push_window only)
+        self._exp_heap: list[int] = []         # the deadlines of _exp
+        self._uhit: dict[URIRef, list[bool]] = {}
         self._negend: list = []          # (deadline, seq, run): negated-last runs, emitted at their window end
         self._last_u = [None] * len(self.automaton.usets)
         self._pending: list[Match] = []
@@ -241,7 +243,8 @@ class Evaluator:
         self._active -= n
         self._buckets.clear()
         self._all.clear()
-        self._expiry.clear()
+        self._exp.clear()
+        self._exp_heap.clear()
         return out
 
     def run(self, events: Sequence[GraphEvent]) -> list[Match]:
@@ -277,29 +280,41 @@ class Evaluator:
     def _in_window(self, r: Run, tau: int) -> bool:
         return tau < r.deadline if self._halfopen else tau <= r.deadline
 
+    def _uhits(self, s: URIRef) -> list[bool]:
+        """Per contiguity set: does an event of stream ``s`` belong to it (cached per stream)."""
+        h = self._uhit.get(s)
+        if h is None:
+            h = self._uhit[s] = [u is None or s in u for u in self.automaton.usets]
+        return h
+
     def _process_batch(self) -> None:
         tau = self._batch_time
         batch = self._batch
-        streams = set(batch)
         self._batchno += 1
         bno = self._batchno
         self._new = new = []
+        self._nsucc = 0
         # pushing windows (section 7.2): expired runs go first
         if self._push_window:
-            ex = self._expiry
-            half = self._halfopen
-            while ex and (ex[0][0] <= tau if half else ex[0][0] < tau):
-                r = heapq.heappop(ex)[2]
-                if r.alive:
-                    self._kill(r)
+            heap = self._exp_heap
+            if heap and (heap[0] <= tau if self._halfopen else heap[0] < tau):
+                buckets_d = self._exp
+                while heap and (heap[0] <= tau if self._halfopen else heap[0] < tau):
+                    for r in buckets_d.pop(heapq.heappop(heap)):
+                        if r.alive:
+                            self._kill(r)
         # contiguity sets hit by this batch
-        usets = self.automaton.usets
-        self._batch_u = [u is None or not u.isdisjoint(streams) for u in usets]
+        if len(batch) == 1:
+            for s in batch:
+                self._batch_u = self._uhits(s)
+        else:
+            hits = [self._uhits(s) for s in batch]
+            self._batch_u = [any(h[k] for h in hits) for k in range(len(self.automaton.usets))]
         # the runs this batch can change
         step = self._step
         if self._index:
             buckets = self._buckets
-            for s in streams:
+            for s in batch:
                 lst = buckets.get(s)
                 if not lst:
                     continue
@@ -328,38 +343,56 @@ class Evaluator:
                     r.mark = bno
                     step(r, tau)
         # new runs from the first element(s)
+        omega0 = self.omega0
         for j in self.automaton.starts:
-            for evs, om in self._instances(j, self.omega0):
-                for window, deadline in self._windows(tau):
-                    self._complete(j, om, self.omega0, (None, evs), tau, tau, window, deadline, new)
-        nstart = len(new) - self._nsucc
-        self.counters["runs_created"] += nstart
-        self._active += nstart
-        self._nsucc = 0
-        # register the runs made in this batch
-        for r in new:
-            self._seq += 1
-            r.seq = self._seq
-            st = r.state
-            if st.kind == "negend":
-                heapq.heappush(self._negend, (r.deadline, r.seq, r))
-                if self._index:
-                    for s in st.streams:
-                        self._buckets.setdefault(s, []).append(r)
-                continue
-            if self._index:
-                for s in st.streams:
-                    self._buckets.setdefault(s, []).append(r)
-            else:
-                self._all.append(r)
-            if self._push_window:
-                heapq.heappush(self._expiry, (r.deadline, r.seq, r))
+            X = self._instances(j, omega0, True)
+            if X:
+                wins = self._windows(tau)
+                for evs, om in X:
+                    for window, deadline in wins:
+                        self._complete(j, om, omega0, (None, evs), tau, tau, window, deadline, new)
+        if new:
+            nstart = len(new) - self._nsucc
+            self.counters["runs_created"] += nstart
+            self._active += nstart
+            self._register(new)
         self._new = []
         for k, hit in enumerate(self._batch_u):
             if hit:
                 self._last_u[k] = tau
         if self._active > self.counters["max_active_runs"]:
             self.counters["max_active_runs"] = self._active
+
+    def _register(self, new: list) -> None:
+        """Put the runs made in this batch into the stream index (or the run list) and the expiry buckets."""
+        index = self._index
+        buckets = self._buckets
+        push_window = self._push_window
+        exp = self._exp
+        for r in new:
+            self._seq += 1
+            r.seq = self._seq
+            st = r.state
+            if index:
+                for s in st.streams:
+                    lst = buckets.get(s)
+                    if lst is None:
+                        buckets[s] = [r]
+                    else:
+                        lst.append(r)
+            if st.kind == "negend":
+                heapq.heappush(self._negend, (r.deadline, r.seq, r))
+                continue
+            if not index:
+                self._all.append(r)
+            if push_window:
+                d = r.deadline
+                lst = exp.get(d)
+                if lst is None:
+                    exp[d] = [r]
+                    heapq.heappush(self._exp_heap, d)
+                else:
+                    lst.append(r)
 
     _nsucc = 0
 
@@ -392,40 +425,58 @@ class Evaluator:
         if neg is not None and self._through and self._in_window(r, tau) and self._relevant(neg, r.ctx):
             self._kill(r)
             return
-        X = self._instances(st.j, r.ctx)
+        j = st.j
+        ctx = r.ctx
+        nd = self.elements[j].expr
+        if nd.kind == "g" and st.kind != "iter":
+            # one GPM, a context no other run shares: evaluate directly
+            leaf = nd.leaf
+            X = []
+            batch = self._batch
+            for s in leaf.streams:
+                recs = batch.get(s)
+                if recs:
+                    for e in recs:
+                        om = self._ext(leaf, ctx, e, False)
+                        if om:
+                            X.append(((e,), om))
+        else:
+            X = self._instances(j, ctx, True)
         if not self._push_window and not self._in_window(r, tau):
             self._kill(r)
             return
         new = self._new
         n0 = len(new)
         if X:
+            complete = self._complete
             if st.kind == "iter":
                 for evs, om in X:
-                    self._complete(st.j, _union(r.acc, om), r.ctx, (r.evs, evs), tau, r.tau_first, r.window,
-                                   r.deadline, new)
+                    complete(j, _union(r.acc, om), ctx, (r.evs, evs), tau, r.tau_first, r.window, r.deadline, new)
             else:
                 for evs, om in X:
-                    self._complete(st.j, om, r.ctx, (r.evs, evs), tau, r.tau_first, r.window, r.deadline, new)
+                    complete(j, om, ctx, (r.evs, evs), tau, r.tau_first, r.window, r.deadline, new)
         n = len(new) - n0
         self._nsucc += n
         if conn == ";":
-            retire = bool(X) if self._ctx_rel else self._standalone_rel(st.j)
+            retire = bool(X) if self._ctx_rel else self._standalone_rel(j)
         elif conn == ",":
             retire = self._batch_u[st.uset_key]
         else:
             retire = False
-        if not retire and neg is not None and not self._through and self._relevant(neg, r.ctx):
+        if not retire and neg is not None and not self._through and self._relevant(neg, ctx):
             retire = True
-        c = self.counters
         if retire:
             if n:
-                c["runs_created"] += n - 1
-                c["runs_cloned"] += n - 1
-                self._active += n - 1
+                if n > 1:
+                    c = self.counters
+                    c["runs_created"] += n - 1
+                    c["runs_cloned"] += n - 1
+                    self._active += n - 1
                 r.alive = False
             else:
                 self._kill(r)
         elif n:
+            c = self.counters
             c["runs_created"] += n
             c["runs_cloned"] += n
             self._active += n
@@ -486,13 +537,14 @@ class Evaluator:
         return uniq
 
     # ------------------------------------------------------------------------------------------ instances
-    def _instances(self, j: int, ctx: tuple) -> list:
+    def _instances(self, j: int, ctx: tuple, memo: bool) -> list:
+        """The instances of element ``j`` in this batch for context ``ctx``: ``[(events, Omega)]``."""
         el = self.elements[j]
         if el.has_conj and self._lazy and not el.expr.need(self._batch.keys()):
             return []
-        return self._inst(el.expr, ctx)
+        return self._inst(el.expr, ctx, memo)
 
-    def _inst(self, nd: Node, ctx: tuple) -> list:
+    def _inst(self, nd: Node, ctx: tuple, memo: bool) -> list:
         kind = nd.kind
         if kind == "g":
             leaf = nd.leaf
@@ -502,21 +554,21 @@ class Evaluator:
                 recs = batch.get(s)
                 if recs:
                     for e in recs:
-                        X = self._ext(leaf, ctx, e)
+                        X = self._ext(leaf, ctx, e, memo)
                         if X:
                             out.append(((e,), X))
             return out
         if kind == "c":
             out = []
-            for evl, xl in self._inst(nd.left, ctx):
-                for evr, xr in self._inst(nd.right, xl):
+            for evl, xl in self._inst(nd.left, ctx, memo):
+                for evr, xr in self._inst(nd.right, xl, memo):
                     out.append((evl + evr, xr))
             return out
         if self._first_match:
-            a = self._inst(nd.left, ctx)
-            return a if a else self._inst(nd.right, ctx)
+            a = self._inst(nd.left, ctx, memo)
+            return a if a else self._inst(nd.right, ctx, memo)
         a, b = nd.cheap_first
-        return self._inst(a, ctx) + self._inst(b, ctx)
+        return self._inst(a, ctx, memo) + self._inst(b, ctx, memo)
 
     def _exists(self, nd: Node, ctx: tuple) -> bool:
         kind = nd.kind
@@ -527,11 +579,11 @@ class Evaluator:
                 recs = batch.get(s)
                 if recs:
                     for e in recs:
-                        if self._ext(leaf, ctx, e):
+                        if self._ext(leaf, ctx, e, True):
                             return True
             return False
         if kind == "c":
-            for _, xl in self._inst(nd.left, ctx):
+            for _, xl in self._inst(nd.left, ctx, True):
                 if self._exists(nd.right, xl):
                     return True
             return False
@@ -558,31 +610,34 @@ class Evaluator:
             self._standalone[j] = v
         return v
 
-    def _ext(self, leaf: Leaf, ctx: tuple, e: EventRec) -> tuple:
-        """``Ext(ctx, e)`` for one GPM (memoised per batch on the context object)."""
-        key = (id(ctx), leaf.idx, e.seq)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit[1]
-        fn = leaf.fn
-        idx = e.idx
+    def _ext(self, leaf: Leaf, ctx: tuple, e: EventRec, memo: bool) -> tuple:
+        """``Ext(ctx, e)`` for one GPM.  With ``memo`` the result is kept for the batch, keyed on the context
+        object (contexts shared by several runs: Kleene prefixes, ``{mu_empty}``, conjunction states)."""
+        if memo:
+            key = (id(ctx), leaf.idx, e.seq)
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit[1]
         req = leaf.req if self._push_stateful else ()
-        n = 0
         if len(ctx) == 1 and not req:
             self.counters["gpm_evaluations"] += 1
-            rows = fn(ctx[0], idx)
+            rows = leaf.fn(ctx[0], e.idx)
             X = tuple(dict.fromkeys(rows)) if len(rows) > 1 else tuple(rows)
         else:
+            fn = leaf.fn
+            idx = e.idx
+            n = 0
             acc: dict = {}
             for mu in ctx:
                 if req and not self._precheck(req, mu, idx):
                     continue
                 n += 1
-                for r in fn(mu, idx):
-                    acc[r] = None
+                for row in fn(mu, idx):
+                    acc[row] = None
             self.counters["gpm_evaluations"] += n
             X = tuple(acc)
-        self._cache[key] = (ctx, X)
+        if memo:
+            self._cache[key] = (ctx, X)
         return X
 
     @staticmethod
@@ -618,13 +673,13 @@ class Evaluator:
             if el.has_conj:
                 for lf in el.leaves:
                     if s in lf.streams:
-                        self._ext(lf, r.ctx, rec)
+                        self._ext(lf, r.ctx, rec, True)
         for j in self.automaton.starts:
             el = self.elements[j]
             if el.has_conj:
                 for lf in el.leaves:
                     if s in lf.streams:
-                        self._ext(lf, self.omega0, rec)
+                        self._ext(lf, self.omega0, rec, True)
 
 
 def _graph_iris(p: A.Pattern) -> set:

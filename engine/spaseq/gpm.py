@@ -34,7 +34,7 @@ from ceplab.semantics.rdfstream import nt_term
 _INT = re.compile(r"[+-]?[0-9]+\Z")
 _DEC = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)\Z")
 _DBL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
-_X = str(XSD)
+_XSTRING = str(XSD.string)
 #: integer datatypes with their value range (None: unbounded), XML Schema 1.1 part 2, section 3.4
 INTEGER_RANGES: dict[URIRef, tuple[Optional[int], Optional[int]]] = {
     XSD.integer: (None, None),
@@ -107,17 +107,28 @@ class Terms:
 
     def id(self, t: Any) -> int:
         """The id of ``t`` (an rdflib URIRef, BNode or Literal), allocated on first sight."""
-        i = self.ids.get(t)
+        tp = type(t)
+        if tp is URIRef:
+            key: Any = str(t)
+        elif tp is Literal:
+            dt = t.datatype
+            dts = None if dt is None else str(dt)
+            lang = t.language
+            key = (str(t), None if (dts == _XSTRING and not lang) else dts, lang)
+        elif isinstance(t, BNode):
+            key = ("_", str(t))
+        elif isinstance(t, URIRef):
+            key = str(t)
+        elif isinstance(t, Literal):
+            return self.id(Literal(str(t), datatype=t.datatype, lang=t.language))
+        else:
+            raise TypeError(f"not an RDF term: {t!r}")
+        i = self.ids.get(key)
         if i is not None:
             return i
         canon = t
-        if isinstance(t, Literal):
-            if t.datatype == XSD.string and not t.language:
-                canon = Literal(str(t))
-            i = self.ids.get(canon)
-            if i is not None:
-                self.ids[t] = i
-                return i
+        if isinstance(t, Literal) and key[1] is None and t.datatype is not None:
+            canon = Literal(str(t))          # xsd:string is the simple literal (RDF 1.1)
         i = len(self.terms)
         self.terms.append(canon)
         if isinstance(canon, Literal):
@@ -136,9 +147,7 @@ class Terms:
             self.num.append(None)
             self.kind.append(K_BNODE if isinstance(canon, BNode) else K_IRI)
             self.lex.append(None)
-        self.ids[t] = i
-        if canon is not t:
-            self.ids[canon] = i
+        self.ids[key] = i
         return i
 
     def nt(self, i: int) -> str:
@@ -161,15 +170,11 @@ class Index:
 
     def __init__(self, triples: Iterable[tuple[Any, Any, Any]], terms: Terms) -> None:
         P: dict[int, list[tuple[int, int]]] = {}
-        T = []
         tid = terms.id
-        seen = set()
-        for s, p, o in triples:
-            t = (tid(s), tid(p), tid(o))
-            if t in seen:       # the xsd:string / simple literal identification can merge two triples
-                continue
-            seen.add(t)
-            T.append(t)
+        T = [(tid(s), tid(p), tid(o)) for s, p, o in triples]
+        if len(set(T)) != len(T):   # the xsd:string / simple literal identification merged two triples
+            T = list(dict.fromkeys(T))
+        for t in T:
             lst = P.get(t[1])
             if lst is None:
                 P[t[1]] = [(t[0], t[2])]
