@@ -182,6 +182,8 @@ class Evaluator:
         self._standalone: dict[int, bool] = {}
         self._closed = False
         self._new: list[Run] = []
+        self.visits = 0
+        """How many times a run was visited by a batch (the work the stream index saves)."""
 
     # ------------------------------------------------------------------------------------------ public API
     def push(self, event: GraphEvent) -> list[Match]:
@@ -327,6 +329,7 @@ class Evaluator:
                         step(r, tau)
                     if r.alive:
                         keep.append(r)
+                self.visits += len(lst)
                 buckets[s] = keep
         else:
             keep = []
@@ -337,6 +340,7 @@ class Evaluator:
                 step(r, tau)
                 if r.alive:
                     keep.append(r)
+            self.visits += len(self._all)
             self._all = keep
             for _, _, r in self._negend:
                 if r.alive and r.mark != bno:

@@ -750,3 +750,66 @@ def test_errors():
     ev.push(GraphEvent([(EX.h, EX.price, Literal(1))], 5, PW, 0))
     with pytest.raises(StreamError):
         ev.push(GraphEvent([(EX.h, EX.price, Literal(1))], 4, PW, 1))
+
+
+# ============================================================================================ option effects
+def _variant(**kw) -> Options:
+    return Options(**kw)
+
+
+def test_push_window_and_stream_index_change_the_work_not_the_results():
+    """Runs waiting for a stream that stays silent: without pushing windows they linger (the stream index never
+    visits them); without the stream index every run is visited by every batch."""
+    q = query("A ; B", [r_gpm("A", 1), r_gpm("B", 2, stream=MAIN2)], window=5, streams=(MAIN, MAIN2))
+    evs = r_events([1] * 60)
+    got = {}
+    for pwin, idx in itertools.product((True, False), (True, False)):
+        res, log, ev = run(q, evs, _variant(engine_push_window=pwin, engine_stream_index=idx))
+        assert res == set()
+        got[pwin, idx] = (ev.counters["max_active_runs"], ev.visits)
+    assert got[True, True][0] <= 12 and got[False, True][0] >= 60     # expired runs linger without pushing
+    assert got[True, True][1] == 0 and got[True, False][1] > 200       # the index keeps them from being visited
+
+
+def test_push_stateful_prunes_gpm_evaluations():
+    """A shared subject: events of another company fail the pre-check before any full GPM evaluation."""
+    q = query("A ; B", [r_gpm("A", 1, subject="?c"), r_gpm("B", 2, cmp(">", "?p2", "?p1"), subject="?c")],
+              window=100, streams=(MAIN,), select="?p1 ?p2")
+    evs = events(*[(MAIN, t, [(f":c{t % 4}", ":price", t), (f":c{t % 4}", ":volume", 1)]) for t in range(1, 30)])
+    on, log_on, ev_on = run(q, evs, _variant(engine_push_stateful=True))
+    off, log_off, ev_off = run(q, evs, _variant(engine_push_stateful=False))
+    assert on == off == brute(q, evs) and on
+    assert ev_on.counters["gpm_evaluations"] < ev_off.counters["gpm_evaluations"]
+
+
+def test_lazy_conjunction_saves_gpm_calls():
+    """A conjunction waiting for two streams while only one speaks: the lazy state never calls a GPM."""
+    q = query("A ; (B & C)", [r_gpm("A", 1), r_gpm("B", 2), r_gpm("C", 3, stream=MAIN2)], window=100,
+              streams=(MAIN, MAIN2))
+    evs = r_events([5] * 20)
+    lazy, _, ev_l = run(q, evs, _variant(engine_lazy_conjunction=True))
+    eager, _, ev_e = run(q, evs, _variant(engine_lazy_conjunction=False))
+    assert lazy == eager == set()
+    assert ev_l.counters["gpm_evaluations"] == 20     # the start GPM only
+    assert ev_e.counters["gpm_evaluations"] > 20 + 100
+
+
+def test_disjunction_cost_order_in_existence_checks():
+    """A negated disjunction only needs one alternative to exist: the cheap one is tried first under 'cost'."""
+    expensive = gpm("B", MAIN, filt(cmp(">", "?p2", 1000), bgp(("?b", ":price", "?p2"), ("?b", ":volume", "?v2"),
+                                                                ("?b", ":price", "?q2"))))
+    cheap = gpm("C", MAIN, bgp(("?x3", ":price", "?p3")))
+    q = query("A ; (B | C)!", [r_gpm("A", 1), expensive, cheap], window=100, streams=(MAIN,))
+    evs = r_events([5] * 10)
+    res_c, _, ev_c = run(q, evs, _variant(engine_disjunction_order="cost"))
+    res_w, _, ev_w = run(q, evs, _variant(engine_disjunction_order="written"))
+    assert res_c == res_w == brute(q, evs)
+    assert {m.events for m in res_c} == {((str(MAIN), 10),)}
+    assert ev_c.counters["gpm_evaluations"] < ev_w.counters["gpm_evaluations"]
+
+
+def test_conjunction_of_two_gpms_on_one_event():
+    """Two conjuncts on one stream can only use the same event (Definition 2): listed twice."""
+    q = query("A ; (B & C)", [r_gpm("A", 1), r_gpm("B", 2, cmp("<", "?p2", "?p1")),
+                              r_gpm("C", 3, cmp(">", "?p3", 10))], window=100, streams=(MAIN,), select="?p2 ?p3")
+    assert results(q, r_events([14, 12])) == {M(0, [(MAIN, 1), (MAIN, 2), (MAIN, 2)], p2=D(12), p3=D(12))}
