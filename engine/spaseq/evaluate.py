@@ -202,10 +202,12 @@ class Evaluator:
         t = event.time
         if event.stream is None:
             raise StreamError("a SPAseq event must name its stream (Definition 3)")
+        bt = self._batch_time
+        if bt is not None and t < bt:
+            raise StreamError(f"event at time {t} after an event at time {bt}: time goes backwards")
         if t < self._origin:
             return []
         out: list[Match] = []
-        bt = self._batch_time
         if bt is None:
             self._batch_time = t
         elif t > bt:
@@ -215,8 +217,6 @@ class Evaluator:
             self._batch = {}
             self._cache = {}
             self._standalone = {}
-        elif t < bt:
-            raise StreamError(f"event at time {t} after an event at time {bt}: time goes backwards")
         rec = EventRec(event, self.terms, self._evseq)
         self._evseq += 1
         lst = self._batch.get(rec.stream)

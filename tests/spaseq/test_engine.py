@@ -813,3 +813,32 @@ def test_conjunction_of_two_gpms_on_one_event():
     q = query("A ; (B & C)", [r_gpm("A", 1), r_gpm("B", 2, cmp("<", "?p2", "?p1")),
                               r_gpm("C", 3, cmp(">", "?p3", 10))], window=100, streams=(MAIN,), select="?p2 ?p3")
     assert results(q, r_events([14, 12])) == {M(0, [(MAIN, 1), (MAIN, 2), (MAIN, 2)], p2=D(12), p3=D(12))}
+
+
+# ============================================================================================ V-shape
+def vshape_query(conn: str, shared: bool = False) -> A.Query:
+    """The benchmark query of the stock use case: SEQ(A conn B conn C), B: ?p2 < ?p1, C: ?p3 > ?p2, WITHIN 10."""
+    def g(name, k, flt):
+        c = "?c" if shared else f"?c{k}"
+        p = bgp((c, ":price", f"?p{k}"), (c, ":volume", f"?v{k}"))
+        return gpm(name, MAIN, filt(flt, p) if flt is not None else p)
+    return query(f"A {conn} B {conn} C", [g("A", 1, None), g("B", 2, cmp("<", "?p2", "?p1")),
+                                          g("C", 3, cmp(">", "?p3", "?p2"))], window=10, streams=(MAIN,))
+
+
+def vshape_stream(n: int, seed: int = 1) -> list[GraphEvent]:
+    """One event per tick, two triples each: ``:eBay :price p`` (xsd:double), ``:eBay :volume v``."""
+    rng = random.Random(seed)
+    return [GraphEvent([(EX.eBay, EX.price, Literal(f"{rng.randint(100, 120) / 10:.1f}", datatype=XSD.double)),
+                        (EX.eBay, EX.volume, Literal(rng.randint(1, 5)))], t, MAIN, t) for t in range(n)]
+
+
+@pytest.mark.parametrize("conn", [",", ";", ":"])
+@pytest.mark.parametrize("shared", [False, True])
+def test_vshape_against_brute_force(conn, shared):
+    q = vshape_query(conn, shared)
+    evs = vshape_stream(40)
+    for o in (Options(), Options(window="anchored")):
+        want = brute(q, evs, o)
+        assert want
+        assert results(q, evs, o) == want
