@@ -257,6 +257,21 @@ class Evaluator:
         out.extend(self.close())
         return out
 
+    def stats(self) -> dict:
+        """The counters plus ``stored`` (live runs), ``visits`` (run visits by batches) and ``terms`` (size of the
+        term dictionary), for the benchmark harness."""
+        return {**self.counters, "stored": self._active, "visits": self.visits, "terms": len(self.terms.terms)}
+
+    @property
+    def path(self) -> str:
+        """Which evaluator ran, with its engine options."""
+        o = self.options
+        on = [n for n, v in (("push_window", o.engine_push_window), ("push_stateful", o.engine_push_stateful),
+                             ("stream_index", o.engine_stream_index),
+                             ("lazy_conjunction", o.engine_lazy_conjunction)) if v]
+        return f"spaseq NFA runs [{', '.join(on) or 'no optimisations'}; disjunction order " \
+               f"{o.engine_disjunction_order}]"
+
     @property
     def active_runs(self) -> int:
         """The number of live runs (negated-last runs waiting for their window end included)."""

@@ -590,6 +590,9 @@ def random_case(rng: random.Random):
             elif r < 0.35 and earlier:
                 # a stateful triple pattern: the tag must equal an earlier value
                 pat = A.Join(pat, bgp((f"?x{idx}", ":t", rng.choice(earlier))))
+            elif r < 0.45:
+                # background knowledge about the value (GRAPH, Definition 15)
+                pat = A.Join(pat, A.Graph(KB, bgp((f"?v{idx}", ":k", f"?k{idx}"))))
             if earlier and rng.random() < 0.7:
                 op = rng.choice(["<", "<=", ">", ">=", "=", "!="])
                 pat = filt(cmp(op, f"?v{idx}", rng.choice(earlier)), pat)
@@ -606,22 +609,25 @@ def random_case(rng: random.Random):
             text = one()
         conn = "" if j == 0 else " " + rng.choice(",;:") + " "
         parts.append(conn + text + (mods[j] or ""))
-    q = query("".join(parts), gpms, window=rng.randint(2, 7), streams=tuple(streams[:rng.choice((2, 3))]))
+    q = query("".join(parts), gpms, window=rng.randint(2, 7), streams=tuple(streams[:rng.choice((2, 3))]),
+              graphs=(KB,))
+    values = [0, 1, 2, 3, 1, 2, Literal("1.0", datatype=XSD.double), Literal("2.5", datatype=XSD.decimal)]
     specs = []
     for t in range(rng.randint(0, 2), 12):
         for s in streams:
             if rng.random() < (0.45 if s != ST else 0.15):
-                trs = [(f":e{t}{s[-1]}", ":v", rng.randint(0, 3))]
+                trs = [(f":e{t}{s[-1]}", ":v", rng.choice(values))]
                 if rng.random() < 0.5:
-                    trs.append((f":e{t}{s[-1]}", ":t", rng.randint(0, 3)))
+                    trs.append((f":e{t}{s[-1]}", ":t", rng.choice(values)))
                 specs.append((s, t, trs))
     evs = events(*specs)
+    bgd = Background({KB: [(T(v), EX.k, EX[f"k{rng.randint(0, 1)}"]) for v in values if rng.random() < 0.6]})
     o = Options(window=rng.choice(["tumbling_closed", "tumbling_closed", "tumbling_halfopen", "anchored"]),
                 origin=rng.choice([0, 0, 1, 2]), relevance=rng.choice(["context", "context", "standalone"]),
                 contiguity=rng.choice(["declared", "streamset", "stream"]),
                 disjunction=rng.choice(["union", "first_match"]), kleene_iter=rng.choice(["same", "stn"]),
                 negation=rng.choice(["between", "through_next"]))
-    return q, evs, o
+    return q, evs, o, bgd
 
 
 def test_random_cases_against_brute_force_and_options():
@@ -631,14 +637,14 @@ def test_random_cases_against_brute_force_and_options():
     variants = None
     checked = 0
     for case in range(500):
-        q, evs, o = random_case(rng)
-        want = brute(q, evs, o)
-        res, log, _ = run(q, evs, o)
+        q, evs, o, bgd = random_case(rng)
+        want = brute(q, evs, o, bgd)
+        res, log, _ = run(q, evs, o, bgd)
         assert res == want, (case, q, o)
         check_emission(q, evs, o, log)
         variants = engine_variants(o)
         for v in rng.sample(variants, 3):
-            res2, log2, _ = run(q, evs, v)
+            res2, log2, _ = run(q, evs, v, bgd)
             assert res2 == want, (case, v)
             check_emission(q, evs, v, log2)
         checked += bool(want)
@@ -679,31 +685,51 @@ def test_filter_three_valued():
     assert ev(cmp("<", A.Arith("-", X("?a"), X(":iri")), 1)) is ERR
 
 
-def _rdflib_rows(pattern_text, triples, bindings):
-    from rdflib import Graph
-    g = Graph()
+def _rdflib_rows(pattern_text, triples, bindings, kb=()):
+    from rdflib import Dataset
+    ds = Dataset()
     for t in triples:
+        ds.add(t)
+    g = ds.graph(KB)
+    for t in kb:
         g.add(t)
-    res = g.query("PREFIX : <http://ex.org/> SELECT * WHERE { " + pattern_text + " }", initBindings=bindings)
+    res = ds.query("PREFIX : <http://ex.org/> SELECT * WHERE { " + pattern_text + " }", initBindings=bindings)
     return {frozenset((str(k), v) for k, v in zip(res.vars, r) if v is not None) for r in res}
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_gpm_matches_rdflib_on_random_graphs():
-    """BGP + FILTER + OPTIONAL + UNION with a context mapping: our ``[[mu(P)]]`` equals rdflib's evaluation with
-    initBindings (integers only, where the two filter semantics coincide)."""
+    """BGP + FILTER + OPTIONAL + UNION + GRAPH with a context mapping: our ``[[mu(P)]]`` equals rdflib's evaluation
+    with initBindings (integers only, where the two filter semantics coincide); GRAPH goes through both the
+    precomputed (monotone) and the memoised (filtered) background paths."""
     rng = random.Random(7)
     v = {n: Variable(n) for n in ("x", "y", "a", "b", "c")}
+    kbq = lambda p: A.Graph(KB, p)  # noqa: E731
     pats = [
         ("?x :p ?a . ?x :q ?b FILTER(?b > ?a)",
          filt(cmp(">", "?b", "?a"), bgp(("?x", ":p", "?a"), ("?x", ":q", "?b")))),
         ("?x :p ?a OPTIONAL { ?x :q ?b }", A.LeftJoin(bgp(("?x", ":p", "?a")), bgp(("?x", ":q", "?b")))),
+        ("?x :p ?a OPTIONAL { ?x :q ?b FILTER(?b > ?a) }",
+         A.LeftJoin(bgp(("?x", ":p", "?a")), bgp(("?x", ":q", "?b")), cmp(">", "?b", "?a"))),
+        ("?x :p ?a OPTIONAL { { ?x :q ?b . ?y :p ?b FILTER(?b != ?a) } }",
+         A.LeftJoin(bgp(("?x", ":p", "?a")), filt(cmp("!=", "?b", "?a"), bgp(("?x", ":q", "?b"), ("?y", ":p", "?b"))))),
         ("{ ?x :p ?a } UNION { ?x :q ?a }", A.Union_(bgp(("?x", ":p", "?a")), bgp(("?x", ":q", "?a")))),
         ("?x :p ?a . ?y :p ?b FILTER(?a < ?b)", filt(cmp("<", "?a", "?b"), bgp(("?x", ":p", "?a"),
                                                                             ("?y", ":p", "?b")))),
         ("?x ?y ?a", bgp(("?x", "?y", "?a"))),
+        ("?x :p ?a . GRAPH :kb { ?x :q ?b }", A.Join(bgp(("?x", ":p", "?a")), kbq(bgp(("?x", ":q", "?b"))))),
+        ("?x :p ?a . GRAPH :kb { ?x :q ?b FILTER(?b >= ?a) }",
+         A.Join(bgp(("?x", ":p", "?a")), kbq(filt(cmp(">=", "?b", "?a"), bgp(("?x", ":q", "?b")))))),
+        ("?x :p ?a OPTIONAL { GRAPH :kb { ?x :q ?b } }",
+         A.LeftJoin(bgp(("?x", ":p", "?a")), kbq(bgp(("?x", ":q", "?b"))))),
+        ("?x :p ?a . GRAPH :kb { { ?x :q ?b } UNION { ?y :q ?a } }",
+         A.Join(bgp(("?x", ":p", "?a")), kbq(A.Union_(bgp(("?x", ":q", "?b")), bgp(("?y", ":q", "?a")))))),
+        ("GRAPH :kb { ?x :q ?b OPTIONAL { ?x :p ?c } }",
+         kbq(A.LeftJoin(bgp(("?x", ":q", "?b")), bgp(("?x", ":p", "?c"))))),
     ]
     for _ in range(60):
         trs = [(EX[f"s{rng.randint(0, 2)}"], EX[rng.choice("pq")], Literal(rng.randint(0, 3))) for _ in range(5)]
+        kb = [(EX[f"s{rng.randint(0, 2)}"], EX[rng.choice("pq")], Literal(rng.randint(0, 3))) for _ in range(5)]
         for text, pat in pats:
             ctx = {}
             if rng.random() < 0.5:
@@ -713,13 +739,13 @@ def test_gpm_matches_rdflib_on_random_graphs():
             terms = Terms()
             allv = sorted(A.pattern_vars(pat) | set(ctx), key=str)
             vi = {x: i for i, x in enumerate(allv)}
-            f = PatternCompiler(terms, vi, {}).compile(pat)
+            f = PatternCompiler(terms, vi, {KB: Index(kb, terms)}).compile(pat)
             row = tuple(terms.id(ctx[x]) if x in ctx else None for x in allv)
             ours = {frozenset((str(x), terms.terms[r[i]]) for x, i in vi.items() if r[i] is not None)
                     for r in f(row, Index(trs, terms))}
             want = {frozenset(set(m) | {(str(k), val) for k, val in ctx.items()})
-                    for m in _rdflib_rows(text, trs, ctx)}
-            assert ours == want, (text, ctx, trs)
+                    for m in _rdflib_rows(text, trs, ctx, kb)}
+            assert ours == want, (text, ctx, trs, kb)
 
 
 # ============================================================================================ misc
