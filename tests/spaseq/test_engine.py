@@ -868,3 +868,13 @@ def test_vshape_against_brute_force(conn, shared):
         want = brute(q, evs, o)
         assert want
         assert results(q, evs, o) == want
+
+
+def test_stream_index_does_not_keep_dead_runs_of_a_silent_stream():
+    """Runs waiting on a stream that falls silent expire; the index does not keep them (memory stays bounded)."""
+    q = query("A ; B", [r_gpm("A", 1), r_gpm("B", 2, stream=MAIN2)], window=5, streams=(MAIN, MAIN2))
+    ev = evaluator(q)
+    for e in r_events([1] * 3000):
+        ev.push(e)
+    assert sum(len(lst) for lst in ev._buckets.values()) < 4 * (ev.active_runs + 64) + 10
+    ev.close()
