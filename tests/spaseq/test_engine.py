@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from typing import Iterable, Optional
 
 import networkx as nx
 import pytest
