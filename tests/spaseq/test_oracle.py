@@ -585,6 +585,13 @@ def test_literals_with_nul_keep_their_order():
     assert _filter(cmp("<", "?v", Literal("a\x00c")), *objs) == {term(Literal("a\x00b")), term(Literal("a"))}
 
 
+def test_no_events_and_no_variables():
+    q = query([el("A"), el("B", ";")], [gpm("A", "pw", ((":h1", ":price", 25),)), gpm("B", "wt", ((":w1", ":wind", 7),))],
+              10)
+    assert run(q, []) == set()
+    assert run(q, T4_EVENTS) == {M(0, [("pw", 1), ("wt", 3)])}
+
+
 def test_undecided_on_a_tiny_time_limit():
     rnd = random.Random(3)
     evs = [GraphEvent([(I("e"), I("price"), Literal(rnd.randint(1, 50)))], t, I("pw"), t) for t in range(3000)]

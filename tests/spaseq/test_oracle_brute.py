@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Literal, URIRef, Variable
 
-from ceplab.asp.oracle import Limits, OracleResult
-from ceplab.asp.spaseq import oracle
+from ceplab.asp.oracle import Limits, OracleResult, Solver
+from ceplab.asp.spaseq import _fixed_program, _ground_staged, compile_program, oracle
 from ceplab.semantics.rdfstream import GraphEvent
 from ceplab.semantics.spaseq import ast as A
 from ceplab.semantics.spaseq.options import Options
@@ -109,3 +109,16 @@ def test_oracle_equals_brute_force(q, evs, o):
     out = oracle(q, evs, o, Limits(time_s=60, isolate=False))
     assert isinstance(out, OracleResult)
     assert out.results == brute(q, evs, o)
+
+
+@settings(deadline=None, max_examples=25)
+@given(queries(), streamsets(), options)
+def test_staged_grounding_leaves_only_facts(q, evs, o):
+    """Every negation of a part reads atoms an earlier part completed, so gringo evaluates the whole program
+    while grounding (asp/spaseq.lp, Staging): no atom is left for the solver to decide."""
+    prog = compile_program(q, evs, o)
+    s = Solver(["2"], Limits(isolate=False))
+    s.add(_fixed_program())
+    s.add(prog.text)
+    _ground_staged(s, prog.stages)
+    assert all(a.is_fact for a in s.ctl.symbolic_atoms)
