@@ -54,7 +54,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import clingo
 from rdflib import XSD, BNode, Literal, URIRef

@@ -28,7 +28,8 @@ FAST = Limits(time_s=60, isolate=False)
 
 
 # ------------------------------------------------------------------------------------------------ builder
-def I(x: str) -> URIRef:  # noqa: E743 - an IRI in the example namespace
+def I(x: str) -> URIRef:  # noqa: E743
+    """An IRI in the example namespace."""
     return URIRef(EX + x)
 
 
@@ -57,10 +58,15 @@ def c(x) -> A.Const:
     return A.Const(node(x))
 
 
+def _operand(e):
+    if isinstance(e, (A.Var, A.Const, A.Arith, A.Neg)):
+        return e
+    return v(e[1:]) if isinstance(e, str) and e.startswith("?") else c(e)
+
+
 def cmp(op: str, a, b) -> A.Cmp:
-    wrap = (lambda e: e if isinstance(e, (A.Var, A.Const, A.Arith, A.Neg, A.Cmp)) else
-            (v(e[1:]) if isinstance(e, str) and e.startswith("?") else c(e)))
-    return A.Cmp(op, wrap(a), wrap(b))
+    """``a op b``; operands: expressions, ``"?v"`` variables, or constants as for :func:`node`."""
+    return A.Cmp(op, _operand(a), _operand(b))
 
 
 def gpm(name: str, streams, pattern, flt=None) -> A.GPM:
