@@ -619,3 +619,5 @@ def test_unsupported_inputs():
         oracle(query([el("A")], [gpm("A", "pw", (P1,))]), events(("pw", 1, [(":h", ":price", huge)]),
                                                                  ("pw", 2, [(":h", ":price", Literal(5))])),
                limits=FAST)
+    with pytest.raises(UnsupportedError):  # epoch milliseconds do not fit clingo's integers
+        oracle(query([el("A")], [gpm("A", "pw", (P1,))]), events(power(1_700_000_000_000, "h", 1)), limits=FAST)
