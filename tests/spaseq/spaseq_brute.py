@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterator, Optional, Sequence
 
-from rdflib import XSD, BNode, Literal, URIRef, Variable
+from rdflib import XSD, Literal, Variable
 
 from ceplab.semantics.rdfstream import GraphEvent
 from ceplab.semantics.spaseq import ast as A
@@ -88,7 +88,9 @@ def truth(e: A.Expr, mu: dict):
             return ops[e.op](str(x), str(y))
         if e.op not in ("=", "!="):
             return ERR
-        lit = lambda z: isinstance(z, (Literal, Decimal))  # noqa: E731
+        def lit(z) -> bool:
+            return isinstance(z, (Literal, Decimal))
+
         if x == y and type(x) is type(y):
             eq = True
         elif lit(x) and lit(y):
@@ -319,5 +321,3 @@ def brute(q: A.Query, events: Sequence[GraphEvent], options: Options = Options()
                 emit(i, wit)
     return frozenset(out)
 
-
-__all__ = ["brute", "evaluate", "truth", "BNode", "URIRef"]

@@ -7,17 +7,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Literal, URIRef, Variable
 
-from ceplab.asp.oracle import Limits, OracleResult
-from ceplab.asp.spaseq import oracle
+from ceplab.asp.oracle import Limits, OracleResult, Solver
+from ceplab.asp.spaseq import _fixed_program, _ground_staged, compile_program, oracle
 from ceplab.semantics.rdfstream import GraphEvent
 from ceplab.semantics.spaseq import ast as A
 from ceplab.semantics.spaseq.options import Options
+from ceplab.semantics.spaseq.streams import Background
 
 from spaseq_brute import brute
 
 EX = "http://ex.org/"
 STREAMS = [URIRef(EX + s) for s in ("s1", "s2", "s3")]   # s3 is never declared
-PRICE, TAG = URIRef(EX + "price"), URIRef(EX + "tag")
+PRICE, TAG, OWNER = URIRef(EX + "price"), URIRef(EX + "tag"), URIRef(EX + "owner")
+KB = URIRef(EX + "kb")
+BACKGROUND = Background({KB: [(URIRef(EX + "a"), OWNER, Literal("alice")), (URIRef(EX + "a"), OWNER, Literal("ann"))]})
 
 
 @st.composite
@@ -40,12 +43,14 @@ def gpms(draw, i: int, earlier: list[int]):
     x, p = Variable(f"x{i}"), Variable(f"p{i}")
     subj = draw(st.sampled_from([x, Variable("x0")] if earlier else [x]))  # share the subject sometimes
     pat: A.Pattern = A.BGP((A.TriplePattern(subj, PRICE, p),))
-    shape = draw(st.sampled_from(["bgp", "bgp", "opt", "union"]))
+    shape = draw(st.sampled_from(["bgp", "bgp", "opt", "union", "graph"]))
     if shape == "opt":
         flt = None
         if earlier and draw(st.booleans()):
             flt = A.Cmp(">", A.Var(p), A.Var(Variable(f"p{draw(st.sampled_from(earlier))}")))
         pat = A.LeftJoin(pat, A.BGP((A.TriplePattern(subj, TAG, Variable(f"t{i}")),)), flt)
+    elif shape == "graph":  # GRAPH <kb> { ?x :owner ?o }: joined on the subject (Definition 15)
+        pat = A.Join(pat, A.Graph(KB, A.BGP((A.TriplePattern(subj, OWNER, Variable(f"o{i}")),))))
     elif shape == "union":
         pat = A.Union_(pat, A.BGP((A.TriplePattern(subj, TAG, Variable(f"t{i}")),)))
     kind = draw(st.sampled_from(["none", "const", "corr", "corr", "or"]))
@@ -91,7 +96,7 @@ def queries(draw):
             expr = A.Disj(expr, fresh())
         conn = None if j == 0 else draw(st.sampled_from([",", ";", ":"]))
         seq.append(A.Element(expr, conn, md))
-    return A.Query(None, draw(st.integers(2, 8)), (("s1", STREAMS[0]), ("s2", STREAMS[1])), (), tuple(seq),
+    return A.Query(None, draw(st.integers(2, 8)), (("s1", STREAMS[0]), ("s2", STREAMS[1])), (KB,), tuple(seq),
                    tuple(gs))
 
 
@@ -106,6 +111,19 @@ options = st.builds(Options, window=st.sampled_from(["tumbling_closed", "tumblin
 @settings(deadline=None)
 @given(queries(), streamsets(), options)
 def test_oracle_equals_brute_force(q, evs, o):
-    out = oracle(q, evs, o, Limits(time_s=60, isolate=False))
+    out = oracle(q, evs, o, Limits(time_s=60, isolate=False), BACKGROUND)
     assert isinstance(out, OracleResult)
-    assert out.results == brute(q, evs, o)
+    assert out.results == brute(q, evs, o, BACKGROUND)
+
+
+@settings(deadline=None, max_examples=25)
+@given(queries(), streamsets(), options)
+def test_staged_grounding_leaves_only_facts(q, evs, o):
+    """Every negation of a part reads atoms an earlier part completed, so gringo evaluates the whole program
+    while grounding (asp/spaseq.lp, Staging): no atom is left for the solver to decide."""
+    prog = compile_program(q, evs, o, BACKGROUND)
+    s = Solver(["2"], Limits(isolate=False))
+    s.add(_fixed_program())
+    s.add(prog.text)
+    _ground_staged(s, prog.stages)
+    assert all(a.is_fact for a in s.ctl.symbolic_atoms)
