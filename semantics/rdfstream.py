@@ -358,6 +358,19 @@ def _parse_dataset(text: str, file: Optional[str]) -> tuple[Dataset, dict[Node, 
     return ds, store.first_seen
 
 
+def _first_line_with(text: str, needle: str) -> tuple[Optional[int], Optional[int]]:
+    k = text.find(needle) if needle else -1
+    return _line_col(text, k) if k >= 0 else (None, None)
+
+
+def _serialisable(t: Node) -> bool:
+    try:
+        nt_term(t)
+    except Exception:  # noqa: BLE001 - rdflib raises a bare Exception for IRIs it cannot serialise
+        return False
+    return True
+
+
 class _Graphs:
     """The named graphs of a TriG stream, their annotations checked (shared by both readers)."""
 
@@ -370,6 +383,16 @@ class _Graphs:
         graphs: dict[Node, list[Triple]] = {}
         for s, p, o, g in ds.quads((None, None, None, None)):
             gid = getattr(g, "identifier", g)
+            for t in (s, p, o, gid):
+                if t is not None and not _serialisable(t):
+                    # rdflib's Turtle parser accepts IRIs with spaces, quotes or backslashes (e.g. from a broken
+                    # @prefix); they have no N-Triples form, so no query can match them and no result print them
+                    try:
+                        line, col = self.where(gid if t is gid else s)
+                    except Exception:  # noqa: BLE001 - the locator prints terms too
+                        line, col = _first_line_with(text, str(t).split(":", 1)[0].split()[0])
+                    raise StreamError(f"{str(t)[:60]!r} is not a valid IRI (spaces, quotes, backslashes or angle "
+                                      "brackets are not allowed in IRIs)", file, line, col)
             if gid is None or gid == default_id or str(gid) == "urn:x-rdflib:default":
                 if p not in _ANNOTATIONS:
                     line, col = self.where(s)

@@ -137,7 +137,10 @@ def check_streamset(events: Sequence[GraphEvent], file: Optional[str] = None,
     seen: dict[tuple[URIRef, int], GraphEvent] = {}
     out = []
     for ev in sorted(events, key=lambda e: (e.time, e.position)):
-        name = ev.name.n3() if ev.name is not None else f"#{ev.position}"
+        name = f"<{ev.name}>" if ev.name is not None else f"#{ev.position}"
+        bad = invalid_term([ev.stream] if ev.stream is not None else [], ev.graph)
+        if bad is not None:
+            raise StreamError(f"graph {name} holds {bad}", file, *where(ev))
         if ev.stream is None:
             raise StreamError(f"graph {name} has no ceplab:stream: a SPAseq streamset names the stream of every "
                               "event (Definition 3)", file, *where(ev))
@@ -150,6 +153,20 @@ def check_streamset(events: Sequence[GraphEvent], file: Optional[str] = None,
         seen[key] = ev
         out.append(_scope_bnodes(ev))
     return out
+
+
+def invalid_term(terms: Iterable[Node], triples: Iterable[Triple] = ()) -> Optional[str]:
+    """A description of the first term among ``terms`` and the terms of ``triples`` that has no N-Triples form
+    (e.g. an IRI with a space, a quote or a backslash, which rdflib's Turtle parser accepts), or None.  Such a term
+    can be neither matched by a query nor printed in a result, so the readers reject it."""
+    from ceplab.semantics.rdfstream import nt_term
+
+    for t in list(terms) + [x for tr in triples for x in tr]:
+        try:
+            nt_term(t)
+        except Exception:  # noqa: BLE001 - rdflib raises a bare Exception for IRIs it cannot serialise
+            return f"a term that is not a valid RDF term: {str(t)[:60]!r}"
+    return None
 
 
 def parse_streamset(text: str, file: Optional[str] = None) -> list[GraphEvent]:
@@ -200,15 +217,23 @@ def read_background(path: Union[str, Path], graphs: Sequence[URIRef]) -> Backgro
             ds.parse(data=text, format="trig")
             out = {URIRef(g.identifier): list(g) for g in ds.graphs() if isinstance(g.identifier, URIRef)
                    and len(g) and str(g.identifier) != "urn:x-rdflib:default"}
+            bad = invalid_term(out, (tr for ts in out.values() for tr in ts))
+            if bad is not None:
+                raise StreamError(f"the background holds {bad}", str(p))
             return Background(out)
         g = Graph()
         g.parse(data=text, format=fmt)
+    except StreamError:
+        raise
     except Exception as e:  # noqa: BLE001 - rdflib raises assorted errors
         lines = getattr(e, "lines", None)
         msg = str(e).strip().splitlines()
         short = next((x for x in msg if "Bad syntax" in x), msg[0] if msg else type(e).__name__)
         raise StreamError(f"syntax error: {short.strip()}", str(p),
                           (lines + 1) if isinstance(lines, int) else None) from None
+    bad = invalid_term((), g)
+    if bad is not None:
+        raise StreamError(f"the background holds {bad}", str(p))
     if len(graphs) != 1:
         raise StreamError(f"a {fmt} background file is the query's one FROM graph, but the query names "
                           f"{len(graphs)} (use a TriG file with one named graph per FROM <iri>)", str(p))

@@ -53,7 +53,7 @@ def inline_background(text: str, file: Optional[str] = None) -> Any:
     """
     from rdflib import Graph, URIRef
 
-    from ceplab.semantics.spaseq.streams import Background
+    from ceplab.semantics.spaseq.streams import Background, invalid_term
 
     graphs: dict[URIRef, list] = {}
     for m in _INLINE_RE.finditer(text):
@@ -67,6 +67,9 @@ def inline_background(text: str, file: Optional[str] = None) -> Any:
             msg = str(e).strip().splitlines()
             raise ParseError(f"background line: not one N-Triples triple ({msg[0] if msg else type(e).__name__})",
                              file or "<string>", line, 1) from None
+        bad = invalid_term([URIRef(m.group(1))], g)
+        if bad is not None:
+            raise ParseError(f"background line: {bad}", file or "<string>", line, 1)
         graphs.setdefault(URIRef(m.group(1)), []).extend(g)
     return Background(graphs) if graphs else None
 
