@@ -159,7 +159,7 @@ class _Compiler:
         self.scale = scale
         self.out: list[str] = []
         self.count = 0
-        self.var = {v: f"V{i}" for i, v in enumerate(sorted(_all_vars(query), key=str))}
+        self.var = {v: f"X{i}" for i, v in enumerate(sorted(_all_vars(query), key=str))}
         self.windex = {w.name: i for i, w in enumerate(query.windows)}
         self.leaves: dict[tuple, _Node] = {}
         self.wnodes: dict[URIRef, _Node] = {}
