@@ -455,6 +455,12 @@ class _Compiler:
         schema = _sorted_vars(A.scope_vars(q))
         top = _Node("q", schema)
         src = _Node("q_all", schema) if q.filters else top
+        if not q.static:
+            # JOIN(ec, <{}, [0, t]>) = ec: the empty static part is the JOIN identity and [max(a, 0), min(b, t)] =
+            # [a, b] (docs/semantics/cqels.md#cqels-3.5); no copy of ec is made
+            assert ec is not None
+            src = ec
+            top = top if q.filters else ec
         if q.static:
             st = self.static()
             m = _tuple(self.xs(st.schema))
@@ -467,11 +473,6 @@ class _Compiler:
                 self.emit(f"{src.pred} = JOIN(<{{}}, [0, t]>, [[P, t]]_D) = [[P, t]]_D: no event clause "
                           "(docs/semantics/cqels.md#cqels-G11)",
                           f"{self.atom(src, 'T', 'F', 'T')} :- active(T,V), static(V,{m}), slow(V,{m},F).")
-        else:
-            assert ec is not None
-            self.emit(f"{src.pred} = JOIN({ec.pred}, <{{}}, [0, t]>) = {ec.pred}: the empty static part is the JOIN "
-                      "identity and [max(a, 0), min(b, t)] = [a, b] (docs/semantics/cqels.md#cqels-3.5)",
-                      f"{self.atom(src, 'T', 'A', 'B')} :- {self.atom(ec, 'T', 'A', 'B')}.")
         if q.filters:
             self.filtered(top, src, q.filters)
         proj = list(A.projection(q))

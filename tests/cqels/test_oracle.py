@@ -244,6 +244,43 @@ def test_T17_clipping_artifact_of_closed_seq_wo():
     same(run(q, es, Options(wo_bounds="strict")), {range(6, 13): {(x, (2, 6))}}, 30)
 
 
+def _ec_negation_case():
+    q = q_file("ec_seq_negation.q")
+    L = lambda v: Literal(str(v), datatype=XSD.integer)  # noqa: E731
+    arr = [(u("t1"), u("arrivesAt"), u("d")), (u("t1"), u("temperature"), L(25))]
+    es = els(("t1 departsFrom st1", 0, 0, "departures"), ("t1 alarm a", 2, 2, "alarms"),
+             ("t1 cleared a", 3, 3, "alarms"), (arr, 5, 5, "arrivals"), ("t2 departsFrom st1", 6, 6, "departures"),
+             ("t2 alarm b", 7, 7, "alarms"), ([(u("t2"), u("arrivesAt"), u("d")), (u("t2"), u("temperature"), L(30))],
+                                             9, 9, "arrivals"))
+    return q, es, StaticData.constant([(u("st1"), u("partOf"), u("region1"))])
+
+
+def test_ec_seq_with_a_negated_window_whose_pattern_has_negation():
+    # G30: the negated window :Alarm is itself SEQ(alarm, !cleared); t1's alarm is cleared (so it does not block
+    # t1 from t = 3 on), t2's is not; SLIDE 5 on :Arr delays what :Arr sees to multiples of 5.
+    q, es, D = _ec_negation_case()
+    res = run(q, es, static=D)
+    assert res == reference.evaluate(q, es, Options(), D)
+    t1 = {r for r in res if dict(r.mapping)["train"] == nt_term(u("t1"))}
+    assert {r.time for r in t1} == set(range(5, 31)) and {r.interval for r in t1} == {(0, 5)}
+    assert not any(dict(r.mapping)["train"] == nt_term(u("t2")) for r in res)
+
+
+def test_the_program_is_stratified():
+    # a stratified program is evaluated completely by the grounder: every ground atom is a fact
+    import clingo
+    from ceplab.asp.cqels import _fixed_program
+    q, es, D = _ec_negation_case()
+    for o in (Options(), Options(wo_bounds="strict", static_interval="per_mapping", bgp_scope="join")):
+        text, _, _ = compile_program(q, es, o, D)
+        ctl = clingo.Control(["-W", "none"])
+        ctl.add("base", [], _fixed_program() + text)
+        ctl.ground([("base", [])])
+        atoms = list(ctl.symbolic_atoms)
+        assert atoms and all(a.is_fact for a in atoms)
+        assert any(a.symbol.name == "ans" for a in atoms)
+
+
 # ------------------------------------------------------------------------------------------------ switches
 def test_arrival_end():
     q = q_file("t12_clip.q")
