@@ -713,6 +713,57 @@ def test_every_switch_on_the_pinned_queries(name):
             assert run(q, es, o, D) == reference.evaluate(q, es, o, D), (name, value)
 
 
+def _iris(x) -> list:
+    out = []
+    if isinstance(x, URIRef):
+        out.append(x)
+    elif isinstance(x, (A.TriplePattern, A.PathPattern)):
+        for t in (x.s, x.o) + ((x.p,) if isinstance(x, A.TriplePattern) else ()):
+            out += _iris(t)
+        if isinstance(x, A.PathPattern):
+            for n in A.path_nodes(x.path):
+                if isinstance(n, A.AxisConst) and isinstance(n.const, URIRef):
+                    out.append(n.const)
+    return out
+
+
+def _sample_input(q: A.Query, rnd: random.Random):
+    """Elements and static data that instantiate the query's own patterns (so that something matches)."""
+    consts = sorted({i for sp in q.static for i in _iris(sp)} | {u("c1"), u("c2")}, key=str) + [u("c1")] * 4
+    values = consts + [Literal(str(v), datatype=XSD.integer) for v in (5, 25, 40)] + [Literal("high", lang="en")]
+    inst = lambda t, obj: t if not isinstance(t, Variable) else rnd.choice(values if obj else consts)  # noqa: E731
+    es = []
+    for w in q.windows:
+        items = w.pattern.items if isinstance(w.pattern, A.SeqTSP) else (w.pattern,)
+        for it in items:
+            b = it.item if isinstance(it, A.Neg) else it
+            for _ in range(5):
+                g = Graph()
+                for tp in b.triples:
+                    g.add((inst(tp.s, False), inst(tp.p, False), inst(tp.o, True)))
+                t = rnd.randrange(0, 12)
+                es.append(StreamElement(g, t, t + rnd.choice([0, 0, 2]), w.stream, len(es)))
+    triples = set()
+    for sp in q.static:
+        for _ in range(8):
+            if isinstance(sp, A.TriplePattern):
+                triples.add((inst(sp.s, False), inst(sp.p, False), inst(sp.o, False)))
+            else:
+                preds = [i for i in _iris(sp)] or consts
+                triples.add((rnd.choice(consts), rnd.choice(preds), rnd.choice(consts)))
+    return check_elements(es), StaticData([(0, triples), (7, set(list(triples)[::2]))])
+
+
+@pytest.mark.parametrize("path", sorted(QUERIES.glob("*.q")), ids=lambda p: p.stem)
+def test_every_sample_query_agrees_with_the_reference(path):
+    q = parse_file(path)
+    rnd = random.Random(path.stem)
+    for k in range(3):
+        es, D = _sample_input(q, rnd)
+        o = Options(**{n: rnd.choice(v) for n, v in SWITCHES.items()}) if k else Options()
+        assert run(q, es, o, D) == reference.evaluate(q, es, o, D), (path.stem, o)
+
+
 def test_answer_helper_matches():
     # the oracle's answers are exactly results.answer(...) values (canonical mapping order, N-Triples terms)
     res = run(q_file("t12_clip.q"), els(("x p y", 3, 9)))
