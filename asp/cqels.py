@@ -240,7 +240,8 @@ class _Compiler:
             parts = []
             for i, tp in enumerate(bgp.triples):
                 sub = _Node(f"{name}_tp{i + 1}", _sorted_vars(A.bgp_vars(A.BGP((tp,)))))
-                self.emit(f"{sub.pred}: triple pattern {i + 1} of {name} in any entry of window {wi} (bgp_scope = join)",
+                self.emit(f"{sub.pred}: triple pattern {i + 1} of {name} in any entry of window {wi} "
+                          "(bgp_scope = join)",
                           f"{self.atom(sub, 'T', 'L', 'R')} :- "
                           + ", ".join([f"entry({wi},E,T,L,R)"] + match((tp,))) + ".")
                 parts.append(sub)
@@ -267,7 +268,8 @@ class _Compiler:
         n = _Node(pred or self.fresh("join"), _sorted_vars(n1.schema + n2.schema))
         self.emit(f"{n.pred} = JOIN({n1.pred}, {n2.pred}): mu1 ~ mu2, [max(a1,a2), min(b1,b2)] non-empty"
                   + (f"; {why}" if why else ""),
-                  f"{self.atom(n, 'T', 'A', 'B')} :- {self.atom(n1, 'T', 'A1', 'B1')}, {self.atom(n2, 'T', 'A2', 'B2')}, "
+                  f"{self.atom(n, 'T', 'A', 'B')} :- {self.atom(n1, 'T', 'A1', 'B1')}, "
+                  f"{self.atom(n2, 'T', 'A2', 'B2')}, "
                   "A = (A1+A2+|A1-A2|)/2, B = (B1+B2-|B1-B2|)/2, A <= B.")
         return n
 
@@ -365,8 +367,8 @@ class _Compiler:
             q = self.path(e.test, ends)
             fact(f"p_nest({p},{e.kind},{'inv' if e.inverse else 'fwd'},{q}).")
         elif isinstance(e, (A.PathSeq, A.PathAlt)):
-            l, r = self.path(e.left, ends), self.path(e.right, ends)
-            fact(f"p_{'seq' if isinstance(e, A.PathSeq) else 'alt'}({p},{l},{r}).")
+            left, right = self.path(e.left, ends), self.path(e.right, ends)
+            fact(f"p_{'seq' if isinstance(e, A.PathSeq) else 'alt'}({p},{left},{right}).")
         elif isinstance(e, (A.PathStar, A.PathPlus, A.PathOpt)):
             c = self.path(e.expr, ends)
             kind = {A.PathStar: "star", A.PathPlus: "plus", A.PathOpt: "opt"}[type(e)]

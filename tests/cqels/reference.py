@@ -7,11 +7,9 @@ static part #cqels-3.5, nSPARQL #cqels-3.4, FILTER #cqels-3.6).  No attempt at s
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Optional, Sequence
 
-from rdflib import XSD
-from rdflib.term import Literal, Variable
+from rdflib.term import Variable
 
 from ceplab.semantics.cqels import ast as A
 from ceplab.semantics.cqels.options import Options
@@ -327,5 +325,3 @@ def evaluate(q: A.Query, elements: Sequence[StreamElement], o: Options = Options
         out |= snapshot(q, t, elements, o, D)
     return frozenset(out)
 
-
-__all__ = ["evaluate", "snapshot", "window", "path", "Fraction", "Literal", "XSD"]
