@@ -249,8 +249,9 @@ class Evaluator:
             if sink.cnt:
                 out.extend(sink.snapshot(t))
                 t += 1
-            else:
-                t = min(self.next_change, t_end + 1)
+            else:                                   # nothing to emit until the next change
+                nxt = self.next_change
+                t = min(nxt if nxt > t else t + 1, t_end + 1)
         if t_end + 1 > self.frontier:
             self.frontier = t_end + 1
         return out
