@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Callable, Optional, Sequence
 
 from rdflib import XSD
-from rdflib.term import Literal, Variable
+from rdflib.term import Literal, URIRef, Variable
 
 from ceplab.semantics.cqels import ast as A
 from ceplab.semantics.rdfstream import nt_term
@@ -37,13 +37,21 @@ class Terms:
     """N-Triples strings of rdflib terms, and the exact value of every numeric literal seen
     (``ast.numeric_value``; docs/semantics/cqels.md#cqels-3.6)."""
 
-    __slots__ = ("num",)
+    __slots__ = ("num", "iris")
 
     def __init__(self) -> None:
         self.num: dict[str, Fraction] = {}
+        self.iris: dict[URIRef, str] = {}     # IRIs only: rdflib equates some distinct literals ("01" = "1")
 
     def nt(self, term: object) -> str:
         """The N-Triples string of ``term``; a numeric literal's value is recorded."""
+        if type(term) is URIRef:
+            s = self.iris.get(term)
+            if s is None:
+                if len(self.iris) > 100_000:
+                    self.iris.clear()
+                s = self.iris[term] = nt_term(term)
+            return s
         s = nt_term(term)
         if isinstance(term, Literal):
             v = A.numeric_value(term)

@@ -3,15 +3,17 @@ paths (docs/semantics/cqels.md#cqels-3.4, #cqels-3.5).
 
 A path's relation over ``G = D(t)`` is computed bottom-up over its AST as an adjacency map ``x -> {y}``: the axes
 from the triples of ``G``, nested tests through the domain of the test's relation, ``/`` by composition, ``|`` by
-union, ``e+`` by a reachability search from every node of ``[[e]]`` (a semi-naive fixpoint: each node is expanded
-once per source; ``(x, x)`` only when ``x`` is on a cycle), ``e*`` and ``e?`` adding the zero-length pairs ``Z``
+union, ``e+`` by reachability over the strongly connected components of ``[[e]]`` (networkx; ``(x, x)`` only when
+``x`` is on a cycle), ``e*`` and ``e?`` adding the zero-length pairs ``Z``
 (``Options.zero_length``: ``voc(G)``, or ``nodes(G)`` plus the IRI/literal ends of the enclosing path pattern).
-Sub-paths are memoised per version (equal sub-paths are evaluated once).  Triple patterns are matched on an index
-of ``G``; the per-pattern relations are hash-joined on their shared variables.
+Sub-paths are memoised per version (equal sub-paths are evaluated once).  Triple patterns are matched by one scan of
+``G``; the per-pattern relations are hash-joined on their shared variables.
 """
 from __future__ import annotations
 
 from typing import Iterable, Optional
+
+import networkx as nx
 
 from rdflib.term import Variable
 
@@ -52,21 +54,31 @@ def _union(r1: Rel, r2: Rel) -> Rel:
 
 
 def _plus(r: Rel) -> Rel:
-    """Transitive closure: ``(x, y)`` iff ``y`` is reachable from ``x`` in one or more steps."""
-    out: Rel = {}
-    for x, first in r.items():
-        seen: set = set()
-        frontier = list(first)
-        while frontier:
-            y = frontier.pop()
-            if y in seen:
-                continue
-            seen.add(y)
-            nxt = r.get(y)
-            if nxt:
-                frontier.extend(z for z in nxt if z not in seen)
-        out[x] = seen
-    return out
+    """Transitive closure: ``(x, y)`` iff ``y`` is reachable from ``x`` in one or more steps.  Over the condensation
+    of the graph (networkx strongly connected components, in reverse topological order): a component reaches its
+    successors' members and what they reach, and itself when it is a cycle (several members or a self-loop), so
+    ``(x, x)`` is in the closure exactly when ``x`` lies on a cycle.  Members of one component share one set (the
+    relations are never mutated in place)."""
+    g = nx.DiGraph()
+    for x, ys in r.items():
+        for y in ys:
+            g.add_edge(x, y)
+    cond = nx.condensation(g)
+    members = cond.graph["mapping"]
+    comp: dict[int, list] = {}
+    for x, c in members.items():
+        comp.setdefault(c, []).append(x)
+    reach: dict[int, frozenset] = {}
+    for c in reversed(list(nx.topological_sort(cond))):
+        acc: set = set()
+        for d in cond.successors(c):
+            acc.update(comp[d])
+            acc |= reach[d]
+        xs = comp[c]
+        if len(xs) > 1 or g.has_edge(xs[0], xs[0]):
+            acc.update(xs)
+        reach[c] = frozenset(acc)
+    return {x: reach[members[x]] for x in r if r[x]}
 
 
 class Graph:

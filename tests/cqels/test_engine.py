@@ -20,7 +20,7 @@ from ceplab.semantics.cqels.streams import StaticData, arrival, arrival_order, c
 from ceplab.semantics.rdfstream import StreamElement
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cqels_cases import D_SUB, D_SUB_TRIPLES, q, query, s_pt, snaps, static, stream, u  # noqa: E402
+from cqels_cases import D_SUB, D_SUB_TRIPLES, EX, q, query, s_pt, snaps, static, stream, u  # noqa: E402
 from naive_cqels import naive_run  # noqa: E402
 
 
@@ -80,6 +80,38 @@ def test_t03_path_relation():
     assert len(sparql - plus) == 16                                                     # subjects and objects only
     assert ("type", "type") in {(a[-4:], b[-4:]) for a, b in star} and ("type", "type") not in \
         {(a[-4:], b[-4:]) for a, b in sparql}
+
+
+def test_plus_self_pairs_only_on_cycles():
+    st = static(("k", "p", "l"), ("l", "p", "k"), ("m", "p", "m"), ("n", "p", "o"))
+    assert _pairs(":p+", st=st) == {("k", "l"), ("k", "k"), ("l", "k"), ("l", "l"), ("m", "m"), ("n", "o")}
+
+
+def test_sparql_paths_agree_with_rdflib():
+    """docs/semantics/cqels.md#cqels-P9: zero_length="sparql" + a SPARQL 1.1 path = rdflib's answers."""
+    from rdflib import Graph
+    from rdflib.term import Variable as Var
+
+    from ceplab.semantics.rdfstream import nt_term
+
+    rng = random.Random(3)
+    paths = [":p*", ":p+", ":p?", "(:p/:q)*", "^:p*", "(:p|^:q)+", ":p/:q?", "(:p*)/:q", "(:p?)*", "(^:q/:p)?"]
+    for _ in range(80):
+        triples = [(rng.choice("klmn"), rng.choice("pq"), rng.choice("klmn")) for _ in range(rng.randint(1, 7))]
+        g = Graph()
+        for t in triples:
+            g.add(tuple(u(x) for x in t))
+        s, o = rng.choice(["?x", ":k", ":z"]), rng.choice(["?y", ":l", ":k", ":z", "?x"])
+        body = f"{s} {rng.choice(paths)} {o} ."
+        vs = sorted({v[1:] for v in (s, o) if v.startswith("?")})
+        text = f"SELECT {' '.join('?' + v for v in vs) or '*'} WHERE {{ {body} }}"
+        mine = {tuple(dict(a.mapping)[v] for v in vs) for a in
+                run(q(text), [], Options(zero_length="sparql"), static(*triples))}
+        if vs:
+            ref = {tuple(nt_term(r[Var(v)]) for v in vs) for r in g.query(f"PREFIX : <{EX}>\n" + text)}
+        else:
+            ref = {()} if g.query(f"PREFIX : <{EX}>\nASK {{ {body} }}").askAnswer else set()
+        assert mine == ref, (body, triples)
 
 
 def test_t04_plain():
