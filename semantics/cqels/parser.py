@@ -88,6 +88,18 @@ def _quiet_literal(body: str, **kw) -> Literal:
         log.setLevel(old)
 
 
+def _quiet_iri(text: str) -> URIRef:
+    """``URIRef(text)`` without rdflib's logged warning for IRIs with spaces or quotes (written with ``\\u``
+    escapes; they are terms like any other here)."""
+    log = logging.getLogger("rdflib.term")
+    old = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        return URIRef(text)
+    finally:
+        log.setLevel(old)
+
+
 class _Err(Exception):
     """A semantic error found while building the AST: message and position (the file is added by :func:`parse`)."""
 
@@ -169,7 +181,10 @@ class _ToTree(Transformer):
                       body)
 
     def iri_ref(self, items):
-        return URIRef(self._resolve(self._unescape_iri(items[0])))
+        text = self._unescape_iri(items[0])
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+            raise _err("an IRI escape denotes a surrogate code point, which is not a character", _tp(items[0]))
+        return _quiet_iri(self._resolve(text))
 
     def pname(self, items):
         tok = items[0]
@@ -179,7 +194,7 @@ class _ToTree(Transformer):
         if ns is None:
             raise _err(f"unknown prefix {pre + ':'!r} in {s!r}: declare it first, e.g. PREFIX {pre}: "
                        "<http://example.org/>", _tp(tok))
-        return URIRef(ns + local)
+        return _quiet_iri(ns + local)
 
     def var_term(self, items):
         return _VarAt(str(items[0])[1:], _tp(items[0]))
@@ -837,8 +852,8 @@ def parse(text: str, file: Optional[str] = None, *, tick: str = Options().tick) 
         if isinstance(orig, _Err):
             raise ParseError(orig.message, file, *(orig.pos or (None, None))) from None
         if isinstance(orig, ValueError):  # an AST invariant the checks above missed: still the query's fault
-            raise ParseError(str(orig), file, *(getattr(e.obj, "meta", None) and (e.obj.meta.line, e.obj.meta.column)
-                                                or (None, None))) from None
+            meta = getattr(e.obj, "meta", None)
+            raise ParseError(str(orig), file, getattr(meta, "line", None), getattr(meta, "column", None)) from None
         raise
     except _Err as e:
         raise ParseError(e.message, file, *(e.pos or (None, None))) from None
@@ -956,7 +971,8 @@ def _path(e: A.Path, px, prec: int = 0) -> str:
         return s if prec <= 1 else f"({s})"
     if isinstance(e, (A.PathStar, A.PathPlus, A.PathOpt)):
         mod = {A.PathStar: "*", A.PathPlus: "+", A.PathOpt: "?"}[type(e)]
-        return f"{_path(e.expr, px, 3)}{mod}"
+        s = f"{_path(e.expr, px, 3)}{mod}"
+        return s if prec < 3 else f"({s})"
     raise ValueError(f"cannot render path {e!r}")
 
 

@@ -62,7 +62,7 @@ def answer(time: int, mapping: dict, interval: tuple[int, int]) -> Answer:
             raise ValueError(f"times are integer ticks, got {x!r}")
     if not (0 <= a <= b <= time):
         raise ValueError(f"an answer's interval satisfies 0 <= a <= b <= t, got [{a}, {b}] at t = {time}")
-    m = tuple(sorted((str(k), v if isinstance(v, str) else nt_term(v)) for k, v in mapping.items()))
+    m = tuple(sorted((str(k), nt_term(v) if isinstance(v, Node) else str(v)) for k, v in mapping.items()))
     return Answer(time, m, (a, b))
 
 

@@ -1,4 +1,4 @@
-# Cases T8 and T17: the bounds of the negation in SEQ_WO (Options.wo_bounds, docs/semantics/cqels.md#cqels-G4).
+# Case T8: the bounds of the negation in SEQ_WO (Options.wo_bounds, docs/semantics/cqels.md#cqels-G4).
 PREFIX : <http://example.org/>
 SELECT ?x
 FROM NAMED WINDOW :W ON :s [RANGE 10]
