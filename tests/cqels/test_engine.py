@@ -203,8 +203,8 @@ def test_t16_no_tail_strict():
 
 def test_t17_closed_clipping_artefact():
     els = stream(([("x", "pa", "o")], 2), ([("x", "pn", "o")], 4, 20), ([("x", "pc", "o")], 6))
-    check(query("t08_wo_boundary.q"), els, {range(7, 13): [({"x": "x"}, (2, 6))]})
-    check(query("t08_wo_boundary.q"), els, {range(6, 13): [({"x": "x"}, (2, 6))]}, Options(wo_bounds="strict"))
+    check(query("t17_clip_wo.q"), els, {range(7, 13): [({"x": "x"}, (2, 6))]})
+    check(query("t17_clip_wo.q"), els, {range(6, 13): [({"x": "x"}, (2, 6))]}, Options(wo_bounds="strict"))
 
 
 # ------------------------------------------------------------------------------------------------ switches
