@@ -71,6 +71,8 @@ class Sink:
         s = self.sorted
         if s is None:
             maps = self.mappings
+            if len(maps) > 100_000:
+                maps.clear()
             rows = []
             for pmu, a, b in self.cnt:
                 m = maps.get(pmu)

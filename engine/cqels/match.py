@@ -3,8 +3,8 @@
 
 Every RDF term is handled as its N-Triples string (``nt_term``): term identity is string identity
 (docs/semantics/cqels.md#cqels-1).  A mapping over a schema (a tuple of variable names, sorted) is the tuple of the
-terms bound to them, in schema order.  :class:`Terms` remembers the exact numeric value of every numeric literal it
-has converted, which is all FILTER needs to know about a term besides its string.
+terms bound to them, in schema order.  :class:`Terms` gives the exact numeric value of a numeric literal from its
+string, which is all FILTER needs to know about a term besides the string itself.
 """
 from __future__ import annotations
 
@@ -33,34 +33,52 @@ def getter(positions: Sequence[int]) -> Callable[[tuple], tuple]:
     return itemgetter(*positions)
 
 
-class Terms:
-    """N-Triples strings of rdflib terms, and the exact value of every numeric literal seen
-    (``ast.numeric_value``; docs/semantics/cqels.md#cqels-3.6)."""
+_NUMERIC_DT = {str(dt): dt for dt in A.NUMERIC_TYPES}
+_CACHE_MAX = 100_000
 
-    __slots__ = ("num", "iris")
+
+class Terms:
+    """N-Triples strings of rdflib terms (IRIs cached) and the exact value of numeric literals, read back from their
+    N-Triples strings on demand (``ast.numeric_value``; docs/semantics/cqels.md#cqels-3.6).  Both caches are
+    bounded (cleared when large): they only save work."""
+
+    __slots__ = ("nums", "iris")
 
     def __init__(self) -> None:
-        self.num: dict[str, Fraction] = {}
+        self.nums: dict[str, Optional[Fraction]] = {}
         self.iris: dict[URIRef, str] = {}     # IRIs only: rdflib equates some distinct literals ("01" = "1")
 
     def nt(self, term: object) -> str:
-        """The N-Triples string of ``term``; a numeric literal's value is recorded."""
+        """The N-Triples string of ``term``."""
         if type(term) is URIRef:
             s = self.iris.get(term)
             if s is None:
-                if len(self.iris) > 100_000:
+                if len(self.iris) > _CACHE_MAX:
                     self.iris.clear()
                 s = self.iris[term] = nt_term(term)
             return s
-        s = nt_term(term)
-        if isinstance(term, Literal):
-            v = A.numeric_value(term)
-            if v is not None:
-                self.num[s] = v
-        return s
+        return nt_term(term)
 
     def triple(self, t: tuple) -> NTriple:
         return (self.nt(t[0]), self.nt(t[1]), self.nt(t[2]))
+
+    def number(self, s: str) -> Optional[Fraction]:
+        """The value of the term written ``s`` if it is a numeric literal (``"lex"^^<numeric type>``; numeric
+        lexical forms need no escapes), else None."""
+        try:
+            return self.nums[s]
+        except KeyError:
+            pass
+        v = None
+        if s[0] == '"' and s[-1] == ">":
+            i = s.rfind('"^^<')
+            dt = _NUMERIC_DT.get(s[i + 4:-1]) if i > 0 else None
+            if dt is not None:
+                v = A.numeric_value(Literal(s[1:i], datatype=dt))
+        if len(self.nums) > _CACHE_MAX:
+            self.nums.clear()
+        self.nums[s] = v
+        return v
 
 
 def schema_of(variables) -> tuple[str, ...]:
@@ -149,13 +167,13 @@ def compile_expr(e: A.Expr, index: dict[str, int], terms: Terms) -> Callable[[Mu
     """``e`` as a function of a mapping tuple (``index``: variable name -> position), exactly
     docs/semantics/cqels.md#cqels-3.6: value expressions give a Fraction, an N-Triples string or None (Err); boolean
     expressions give True, False or None (Err)."""
-    num = terms.num
+    number = terms.number
     if isinstance(e, A.Var):
         i = index[str(e.var)]
 
         def var(mu: Mu) -> object:
             s = mu[i]
-            v = num.get(s)
+            v = number(s)
             return s if v is None else v
         return var
     if isinstance(e, A.Const):
