@@ -594,3 +594,15 @@ def test_each_switch_against_naive(switch):
             want = naive_run(qy, els, opts, st)
             got = snapshots(run(qy, els, opts, st), max(want))
             assert got == want, (qy, els, st, opts)
+
+
+def test_engine_imports_neither_the_oracle_nor_the_test_reference():
+    """engine and asp never import each other (docs/semantics/cqels.md#cqels-8); the naive evaluator is a test
+    reference only."""
+    import re
+
+    src = Path(__file__).resolve().parents[2] / "engine" / "cqels"
+    for p in src.glob("*.py"):
+        text = p.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import)\s+ceplab\.asp", text, re.M), p
+        assert "naive" not in text, p
