@@ -124,7 +124,6 @@ class Evaluator:
 
         self.version = -1
         self.version_start: dict = {}
-        self.version_sol: set = set()
         self.static_next = 0 if self.static_node is not None else INF
         self.next_change = self.static_next
         self.frontier = 0
