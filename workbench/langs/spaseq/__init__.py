@@ -6,8 +6,9 @@ The plugin wires together the parser (:mod:`ceplab.semantics.spaseq.parser`), th
 (:class:`ceplab.semantics.spaseq.options.Options`), the clingo oracle (:func:`ceplab.asp.spaseq.oracle`), the NFA
 engine (:func:`ceplab.engine.spaseq.evaluator`), the canonical results (:mod:`ceplab.semantics.spaseq.results`:
 one match per witness, window and projected row), background knowledge (:mod:`.background`: ``--background KB``
-or inline comment lines), streamsets (:mod:`.streams`), the generators (:mod:`.generators`) and the shrinking
-candidates (:mod:`.simplify`).
+or inline comment lines), streamsets (:mod:`.streams`), the generators (:mod:`.generators`), the shrinking
+candidates (:mod:`.simplify`) and the bundled real data (:mod:`.data`: EuStockMarkets and seattle-weather as SOSA
+graph streams with their knowledge bases, run by ``ceplab verify``).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -157,6 +158,14 @@ def _simplify(text: str) -> Any:
     return simplifications(text)
 
 
+def _real_cases() -> list:
+    """The bundled real-data cases (:func:`ceplab.workbench.langs.spaseq.data.real_cases`): EuStockMarkets and
+    seattle-weather as SOSA graph streams, knowledge bases inline in the query texts."""
+    from ceplab.workbench.langs.spaseq.data import real_cases
+
+    return real_cases()
+
+
 def _case_extras(text: str) -> dict | None:
     """A reproducer's extras: ``{"background": the query text's inline background (graph -> N-Triples lines)}``."""
     return {"background": background_json(text)}
@@ -183,6 +192,7 @@ LANGUAGE = Language(
     random_case=_random_case,
     simplify=_simplify,
     case_extras=_case_extras,
+    real_cases=_real_cases,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
