@@ -174,6 +174,12 @@ def _case_extras(text: str) -> dict | None:
     return {"background": background_json(text)}
 
 
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.spaseq.bench import BENCHMARK
+
+    return BENCHMARK
+
+
 def _papers() -> PaperFormat:
     from ceplab.workbench.langs.spaseq import papers as P
 
@@ -208,6 +214,7 @@ LANGUAGE = Language(
     real_cases=_real_cases,
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "spaseq",
     paper_format=_papers(),
+    benchmark=_benchmark,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
