@@ -234,6 +234,16 @@ def test_finding_10_relevance_in_context(cases):
     assert verdict(cases, "T11 relevance=standalone").oracle == []
 
 
+def test_finding_11_partition_by_is_not_a_shared_variable_under_strict_contiguity(cases):
+    """The authors' V-shape writes PARTITION BY ?company; as a shared variable (the only reading the formal
+    semantics has) an event of another company between two of :c0's breaks ',', while on the :c0 partition alone
+    the V-shape matches; under ';' the two readings agree on this input."""
+    assert verdict(cases, "PARTITION BY as a shared variable, ','").oracle == []
+    shared_stn = verdict(cases, "PARTITION BY as a shared variable, ';'").oracle
+    partition = verdict(cases, "PARTITION BY as a partitioned stream, ','").oracle
+    assert shared_stn == partition and len(partition) == 1
+
+
 def test_findings_file_names_its_tests():
     """Every test named in FINDINGS.md exists, and the file cites the docs, not outside notes."""
     import re
