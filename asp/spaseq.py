@@ -54,7 +54,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import clingo
 from rdflib import XSD, BNode, Literal, URIRef
@@ -553,7 +553,8 @@ def compile_program(query: A.Query, events: Sequence[GraphEvent], options: Optio
 
     Raises:
         UnsupportedError: a query shape the encoding does not take (the parser's restrictions), a blank
-            node in a pattern, ``INF``/``NaN`` numbers, or numbers too large for clingo after scaling.
+            node in a pattern, ``INF``/``NaN`` numbers, numbers too large for clingo after scaling, or times
+            (plus origin and twice the window) beyond clingo's 32-bit integers.
         StreamError: an event without a stream.
     """
     terms = _Terms()
@@ -572,6 +573,9 @@ def compile_program(query: A.Query, events: Sequence[GraphEvent], options: Optio
         if ev.stream in comp.used_streams:
             for s, p, o in ev.graph:
                 facts.append(f"tr({i},{terms.add(s)},{terms.add(p)},{terms.add(o)}).")
+    if times and max(abs(times[0]), abs(times[-1])) + abs(options.origin) + 2 * query.window > INT_MAX:
+        raise UnsupportedError(f"oracle: event times up to {max(abs(times[0]), abs(times[-1]))} ticks with origin "
+                               f"{options.origin} and a window of {query.window} ticks leave clingo's 32-bit integers")
     facts += [f"tnext({a},{b})." for a, b in zip(times, times[1:])]
     if background is not None:
         for g in sorted(comp.graphs, key=str):

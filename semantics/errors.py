@@ -14,7 +14,9 @@ for one of them::
     └── PeerError             an external peer engine failed or is absent           exit 2
 
 A check that could not finish within its limits is *not* an error: the oracle returns
-``asp.oracle.Undecided`` and the CLI exits 3.
+``asp.oracle.Undecided`` and the CLI exits 3. Nor is an engine that overruns its per-case limit
+(``--engine-time``, ``--engine-memory``): that is a finding, the verdict ``engine_limit``, and
+``ceplab compare`` exits 5 (``workbench.compare.EXIT_CODES`` has the verdicts' codes).
 """
 from __future__ import annotations
 

@@ -3,11 +3,13 @@
 ::
 
     ceplab run LANG QUERY STREAM [--oracle|--engine] [--set K=V]... [--json]
-    ceplab compare LANG QUERY STREAM [--set K=V]... [--json]   exit 0 agree, 1 disagree, 2 bad input, 3 undecided
-    ceplab fuzz LANG|all [--cases N] [--length L] [--seed S] [--master URL] [--out DIR] [--json]
+    ceplab compare LANG QUERY STREAM [--set K=V]... [--engine-time S] [--engine-memory MIB] [--json]
+        exit 0 agree, 1 disagree, 2 bad input, 3 undecided, 5 engine limit
+    ceplab fuzz LANG|all [--cases N] [--length L] [--seed S] [--master URL] [--out DIR]
+        [--engine-time S] [--engine-memory MIB] [--json]
     ceplab papers-check [PAPER] [--json]
     ceplab bench [NAME] [--json] [--peer P] [--quick]
-    ceplab verify
+    ceplab verify [--engine-time S] [--engine-memory MIB]
 
     ceplab languages [--json]
 
@@ -19,8 +21,12 @@ with their switches (``--set NAME=VALUE``), their extra inputs (``--NAME VALUE``
 Errors: every :class:`ceplab.semantics.errors.CeplabError` is printed on stderr as one message
 (``file:line:column: message`` for bad input) and exits with the code
 :func:`ceplab.semantics.errors.exit_code` gives (2 bad input or refused query, 4 oracle failure),
-without a traceback; an undecided oracle exits 3. ``--json`` prints exactly one JSON object on
-stdout. Progress bars go to stderr. Tables printed to a pipe or a file are not wrapped.
+without a traceback; an undecided oracle exits 3. An engine that overruns its per-case limit
+(``--engine-time`` seconds, default 10, and ``--engine-memory`` MiB, default 2048; 0 = no limit;
+:mod:`ceplab.workbench.limits`) is stopped: ``compare`` reports the verdict ``engine_limit`` and
+exits 5, ``fuzz`` and ``verify`` count it, shrink it and save a reproducer, and exit 1 like on a
+disagreement. ``--json`` prints exactly one JSON object on stdout. Progress bars go to stderr.
+Tables printed to a pipe or a file are not wrapped.
 """
 from __future__ import annotations
 
@@ -130,6 +136,26 @@ def _limits(timeout: Optional[float]) -> Any:
     from ceplab.workbench.compare import default_limits
 
     return default_limits(time_s=timeout)
+
+
+_ENGINE_TIME_HELP = "engine limit per case: wall-clock seconds (0: none); overrunning it is the verdict engine_limit"
+_ENGINE_MEMORY_HELP = "engine limit per case: MiB of memory the engine may add (0: none)"
+
+
+def _engine_opts() -> tuple[Any, Any]:
+    from ceplab.workbench.limits import DEFAULT_MEMORY_MB, DEFAULT_TIME_S
+
+    return (typer.Option(DEFAULT_TIME_S, "--engine-time", min=0.0, help=_ENGINE_TIME_HELP),
+            typer.Option(DEFAULT_MEMORY_MB, "--engine-memory", min=0, help=_ENGINE_MEMORY_HELP))
+
+
+_ENGINE_TIME, _ENGINE_MEMORY = _engine_opts()
+
+
+def _engine_kw(engine_time: float, engine_memory: int) -> dict:
+    """``{"time_s", "memory_mb"}`` of ``EngineLimits`` (None = no limit of that kind)."""
+    return {"time_s": float(engine_time) if engine_time else None,
+            "memory_mb": int(engine_memory) if engine_memory else None}
 
 
 def _language_inputs(lang: Any, q: Any, extra: List[str]) -> Any:
@@ -265,12 +291,16 @@ def compare(ctx: typer.Context,
             peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the same "
                                                "input and compare it with the oracle (the language's peers: "
                                                "`ceplab languages`)"),
+            engine_time: float = _ENGINE_TIME,
+            engine_memory: int = _ENGINE_MEMORY,
             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided.
+    """Compare oracle and engine (and a peer): exit 0 agree, 1 disagree, 2 bad input, 3 undecided,
+    5 engine limit (the engine overran --engine-time or --engine-memory and was stopped).
 
     The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``.
     """
     from ceplab.workbench.compare import compare as do_compare, sort_json
+    from ceplab.workbench.limits import EngineLimits
 
     L = _lang(lang)
     peers = L.peers
@@ -280,7 +310,8 @@ def compare(ctx: typer.Context,
     try:
         q, _text, s, options = _load(L, query, stream, sets)
         q = _language_inputs(L, q, list(ctx.args))
-        rep = do_compare(L, q, s, options, _limits(timeout))
+        rep = do_compare(L, q, s, options, _limits(timeout),
+                         EngineLimits(**_engine_kw(engine_time, engine_memory)))
         if peer is not None:     # a failing peer raises PeerError: reported, never taken as agreement
             peer_res = frozenset(peers[peer].run(q, s, options, timeout))
     except CeplabError as e:
@@ -324,15 +355,18 @@ def _summary_table(title: str, rows: list[dict], check_col: bool = False) -> Tab
     t.add_column("language", no_wrap=True)
     if check_col:
         t.add_column("check", no_wrap=True)
-    for c in ("cases", "agree", "disagree", "undecided", "seconds"):
+    for c in ("cases", "agree", "disagree", "undecided", "engine limit", "refused", "seconds"):
         t.add_column(c, justify="right")
     if not check_col:
         t.add_column("cases/s", justify="right")
     for r in rows:
         cells = [r["lang"]] + ([r["check"]] if check_col else [])
+        lim = r.get("engine_limit", 0)
         cells += [str(r["cases"]), str(r["agree"]),
                   (f"[bold red]{r['disagree']}[/]" if r["disagree"] else "0"),
-                  str(r["undecided"]), f"{r['seconds']:.1f}"]
+                  str(r["undecided"]), (f"[bold red]{lim}[/]" if lim else "0"),
+                  str(r["engine_refusals"]) if "engine_refusals" in r else "-",
+                  f"{r['seconds']:.1f}"]
         if not check_col:
             cells.append(f"{r.get('cases_per_s', 0.0):.2f}")
         t.add_row(*cells)
@@ -349,10 +383,15 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                                       help="folder for Parquet streams/results and reproducers"),
          json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
          timeout: float = typer.Option(20.0, "--timeout", help="oracle time limit per case (s)"),
+         engine_time: float = _ENGINE_TIME,
+         engine_memory: int = _ENGINE_MEMORY,
          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
-                                             help="inject an engine fault: drop|duplicate|late")
+                                             help="inject an engine fault: drop|duplicate|late|"
+                                                  "loop|hog|refuse")
          ) -> None:
-    """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on disagreement)."""
+    """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on a disagreement
+    or an engine limit). Engine refusals (the engine refuses a query the oracle answers) are
+    counted on their own; OUT/<lang>/summary.json holds each language's counts."""
     from ceplab.workbench import language
 
     _require_java()
@@ -364,25 +403,43 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
     try:
         summaries = run_fuzz(langs, cases=cases, length=length, seed=seed, master=master,
                              out=out_dir, progress=True, fault=fault,
-                             limits_kw={"time_s": timeout})
+                             limits_kw={"time_s": timeout},
+                             engine_kw=_engine_kw(engine_time, engine_memory))
     except RuntimeError as e:
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)
     rows = [s.to_json() for s in summaries]
     if json_out:
         _emit_json({"seed": seed, "cases": cases, "length": length, "languages": rows,
-                    "disagree": sum(r["disagree"] for r in rows)})
+                    "disagree": sum(r["disagree"] for r in rows),
+                    "engine_limit": sum(r["engine_limit"] for r in rows),
+                    "engine_refusals": sum(r["engine_refusals"] for r in rows)})
     else:
         out.print(_summary_table(f"ceplab fuzz (seed {seed}, length {length})", rows))
         for r in rows:
             out.print(f"{r['lang']}: seconds and cases/s are for the comparisons; with stream "
                       f"generation, Parquet output and shrinking {r['total_seconds']:.1f} s; "
                       f"output in {r['out']}", markup=False)
+            _print_refusals(r)
         for s in summaries:
             for p in s.reproducers:
                 out.print(f"reproducer: {p}", markup=False)
-    if any(r["disagree"] for r in rows):
+            for e in s.shrink_errors:
+                out.print(f"{s.lang}: no reproducer for {e}", markup=False)
+    if any(r["disagree"] or r["engine_limit"] for r in rows):
         raise typer.Exit(1)
+
+
+def _print_refusals(r: dict) -> None:
+    """``LANG: N engine refusal(s) (cases the oracle answers), e.g. ...`` when there are any."""
+    if not r.get("engine_refusals"):
+        return
+    out.print(f"{r['lang']}: {r['engine_refusals']} engine refusal(s) of cases the oracle answers "
+              f"(target 0), e.g.:", markup=False)
+    for x in r.get("engine_refusal_examples", []):
+        q = " ".join(str(x["query"]).split())
+        out.print(f"  case {x['case_id']}: {q[:120]}{'...' if len(q) > 120 else ''}  -- "
+                  f"{x['refusal']}", markup=False)
 
 
 # ----------------------------------------------------------------------------- papers-check
@@ -490,8 +547,10 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
 
 
 # ----------------------------------------------------------------------------- verify
-def real_data_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, list[dict]]:
-    """Oracle versus engine on the language's bundled real-data cases.
+def real_data_check(L: Any, limits: Any, progress: bool = True,
+                    engine_limits: Any = None) -> tuple[dict, list[dict]]:
+    """Oracle versus engine on the language's bundled real-data cases (the engine under
+    ``engine_limits``, default that of ``compare``).
 
     Returns ``(summary row, per-case rows)``.
     """
@@ -500,14 +559,14 @@ def real_data_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, l
 
     t0 = time.perf_counter()
     row = {"lang": L.name, "check": "real data", "cases": 0, "agree": 0, "disagree": 0,
-           "undecided": 0, "seconds": 0.0}
+           "undecided": 0, "engine_limit": 0, "seconds": 0.0}
     details = []
     cases = L.real_cases() if L.real_cases else []
     with _progress(progress) as bar:
         task = bar.add_task(f"{L.name} real data", total=len(cases), rate="")
         for name, text, stream in cases:
             q = L.parse(text, name)
-            rep = do_compare(L, q, stream, L.options(), limits)
+            rep = do_compare(L, q, stream, L.options(), limits, engine_limits)
             row["cases"] += 1
             row[rep.verdict] += 1
             details.append({"case": name, "events": len(stream), **rep.to_json()})
@@ -516,14 +575,15 @@ def real_data_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, l
     return row, details
 
 
-def paper_check(L: Any, limits: Any, progress: bool = True) -> tuple[dict, list[Any]]:
+def paper_check(L: Any, limits: Any, progress: bool = True,
+                engine_limits: Any = None) -> tuple[dict, list[Any]]:
     """The language's paper cases through oracle and engine; returns (summary row, verdicts)."""
     from ceplab.workbench import papers
 
     t0 = time.perf_counter()
-    verdicts = papers.check(L.name, limits=limits, progress=progress)
+    verdicts = papers.check(L.name, limits=limits, progress=progress, engine_limits=engine_limits)
     row = {"lang": L.name, "check": "paper cases", "cases": len(verdicts), "agree": 0,
-           "disagree": 0, "undecided": 0, "seconds": 0.0}
+           "disagree": 0, "undecided": 0, "engine_limit": 0, "seconds": 0.0}
     for v in verdicts:
         row[v.bucket] += 1
     row["seconds"] = time.perf_counter() - t0
@@ -537,15 +597,20 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
            master: str = typer.Option("local[*]", "--master", help="Spark master URL"),
            out_dir: Path = typer.Option(Path("ceplab-out/verify"), "--out",
                                         help="folder for fuzz Parquet files and reproducers"),
+           engine_time: float = _ENGINE_TIME,
+           engine_memory: int = _ENGINE_MEMORY,
            json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """The main job: every language on its bundled real streams and paper cases, plus a Spark
-    fuzz campaign; one table; exit 1 on any disagreement."""
+    fuzz campaign; one table; exit 1 on any disagreement or engine limit."""
     from ceplab.workbench import language
 
     _require_java()
     from ceplab.workbench.compare import default_limits
+    from ceplab.workbench.limits import EngineLimits
 
     limits = default_limits()
+    engine_kw = _engine_kw(engine_time, engine_memory)
+    elimits = EngineLimits(**engine_kw)
     rows: list[dict] = []
     details: dict[str, Any] = {}
     reproducers: list[str] = []
@@ -554,10 +619,10 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
     try:
         for name in language.names():
             L = _lang(name)
-            r, d = real_data_check(L, limits, progress=True)
+            r, d = real_data_check(L, limits, progress=True, engine_limits=elimits)
             rows.append(r)
             details[f"{name}/real"] = d
-            r, v = paper_check(L, limits, progress=True)
+            r, v = paper_check(L, limits, progress=True, engine_limits=elimits)
             rows.append(r)
             details[f"{name}/papers"] = [x.to_json() for x in v]
             if cases > 0:
@@ -566,11 +631,14 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
                 if spark is None:
                     spark = spark_session(master)
                 (s,) = run_fuzz([name], cases=cases, length=length, seed=seed, out=out_dir,
-                                spark=spark, progress=True, limits_kw={"time_s": 20.0})
+                                spark=spark, progress=True, limits_kw={"time_s": 20.0},
+                                engine_kw=engine_kw)
                 rows.append({"lang": name, "check": f"fuzz, length {length}",
                              "cases": s.cases, "agree": s.agree, "disagree": s.disagree,
-                             "undecided": s.undecided, "seconds": s.total_seconds,
-                             "cases_per_s": s.cases_per_s})
+                             "undecided": s.undecided, "engine_limit": s.engine_limit,
+                             "engine_refusals": s.engine_refusals,
+                             "engine_refusal_examples": s.engine_refusal_examples,
+                             "seconds": s.total_seconds, "cases_per_s": s.cases_per_s})
                 reproducers += s.reproducers
     except CeplabError as e:
         raise _fail(e)
@@ -581,7 +649,9 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
         if spark is not None:
             spark.stop()
     total = {"lang": "all", "check": "total",
-             **{k: sum(r[k] for r in rows) for k in ("cases", "agree", "disagree", "undecided")},
+             **{k: sum(r[k] for r in rows)
+                for k in ("cases", "agree", "disagree", "undecided", "engine_limit")},
+             "engine_refusals": sum(r.get("engine_refusals", 0) for r in rows),
              "seconds": time.perf_counter() - t_all}
     if json_out:
         _emit_json({"rows": rows, "total": total, "details": details, "reproducers": reproducers})
@@ -592,9 +662,10 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
                 out.print(f"{r['lang']} {r['check']}: {r['cases']} cases at "
                           f"{r['cases_per_s']:.1f} cases/s (seed {seed}, output in {out_dir})",
                           markup=False)
+                _print_refusals(r)
         for p in reproducers:
             out.print(f"reproducer: {p}", markup=False)
-    if total["disagree"]:
+    if total["disagree"] or total["engine_limit"]:
         raise typer.Exit(1)
 
 

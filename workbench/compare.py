@@ -10,6 +10,13 @@ prefix entails it) gives ``Language.result_positions`` instead. A result emitted
 wrong position is a disagreement with a description in ``Report.problems``.
 
 :func:`options_from_kv` turns ``--set NAME=VALUE`` strings into an ``Options`` value.
+
+The engine runs under a per-case limit (:class:`ceplab.workbench.limits.EngineLimits`, by default
+10 s and 2048 MiB): an engine that overruns it is stopped and the report's verdict is
+``engine_limit``, a finding of its own (the engine derives forever or grows without bound on this
+case), distinct from a disagreement and from an undecided oracle. An ``InputError`` the engine
+raises (it refuses the query) propagates from :func:`compare` marked as the engine's
+(:func:`engine_refusal`), so that a campaign can count refusals of queries the oracle answers.
 """
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from ceplab.semantics.errors import InputError
+from ceplab.workbench.limits import (EngineLimitExceeded, EngineLimits, call_limited,
+                                     memory_reason)
 
 
 class OptionError(InputError):
@@ -118,6 +127,11 @@ def sort_json(items: Iterable[Any]) -> list[Any]:
         return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
 
 
+#: ``ceplab compare``'s exit code per verdict (2 bad input or a refused query and 4 an oracle failure
+#: come from :data:`ceplab.semantics.errors.EXIT_CODES`).
+EXIT_CODES: dict[str, int] = {"agree": 0, "disagree": 1, "undecided": 3, "engine_limit": 5}
+
+
 def _default_to_json(r: Any) -> Any:
     return list(r) if isinstance(r, tuple) else r
 
@@ -132,6 +146,9 @@ class Report:
         oracle_only: results the oracle has and the engine did not emit (canonical form).
         engine_only: results the engine emitted that the oracle does not have.
         undecided: None, or why the oracle gave no verdict (time or grounding limit, ...).
+        engine_limit: None, or which per-case engine limit the engine overran (``time limit of
+            10 s exceeded in push() of the event at index 3 (3 of 6 events done)``); the engine was stopped, ``emissions`` holds what
+            it emitted until then and the result sets are not compared.
         oracle_count / engine_count: number of distinct results (oracle_count None if undecided).
         oracle_seconds / engine_seconds: wall-clock time of each side.
         problems: human-readable descriptions of everything wrong besides the set difference:
@@ -145,6 +162,7 @@ class Report:
     oracle_only: list[Any] = field(default_factory=list)
     engine_only: list[Any] = field(default_factory=list)
     undecided: str | None = None
+    engine_limit: str | None = None
     oracle_count: int | None = None
     engine_count: int = 0
     oracle_seconds: float = 0.0
@@ -159,7 +177,10 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        """``agree``, ``disagree`` or ``undecided`` (a disagreement beats undecided)."""
+        """``agree``, ``disagree``, ``undecided`` or ``engine_limit`` (an engine limit beats
+        everything: the engine's output is incomplete; a disagreement beats undecided)."""
+        if self.engine_limit is not None:
+            return "engine_limit"
         if self.agree:
             return "agree"
         if self.undecided is not None and not self.problems:
@@ -168,8 +189,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """CLI exit code: 0 agree, 1 disagree, 3 undecided."""
-        return {"agree": 0, "disagree": 1, "undecided": 3}[self.verdict]
+        """CLI exit code (:data:`EXIT_CODES`): 0 agree, 1 disagree, 3 undecided, 5 engine limit."""
+        return EXIT_CODES[self.verdict]
 
     @property
     def engine_results(self) -> frozenset:
@@ -185,6 +206,7 @@ class Report:
             "oracle_only": sort_json(tj(r) for r in self.oracle_only),
             "engine_only": sort_json(tj(r) for r in self.engine_only),
             "undecided": self.undecided,
+            "engine_limit": self.engine_limit,
             "oracle_count": self.oracle_count,
             "engine_count": self.engine_count,
             "oracle_seconds": round(self.oracle_seconds, 6),
@@ -200,27 +222,91 @@ class Report:
                     f"engine {self.engine_seconds:.3f} s)")
         if self.verdict == "undecided":
             return f"undecided: {self.undecided}"
+        if self.verdict == "engine_limit":
+            return (f"engine limit: {self.engine_limit} (engine stopped after "
+                    f"{self.engine_seconds:.3f} s, {self.engine_count} result(s) emitted so far)")
         return (f"disagree: {len(self.oracle_only)} oracle-only, {len(self.engine_only)} "
                 f"engine-only, {len(self.problems)} other problem(s)")
 
 
 # ----------------------------------------------------------------------------- compare
-def run_engine(lang: Any, query: Any, stream: Sequence[Any], options: Any
+def run_engine(lang: Any, query: Any, stream: Sequence[Any], options: Any,
+               limits: EngineLimits | None = None
                ) -> tuple[list[tuple[Hashable, int | None]], float, str | None]:
     """Push every event of ``stream`` through a fresh evaluator, then close it.
+
+    Args:
+        limits: the per-case engine limit (:mod:`ceplab.workbench.limits`); None runs without one.
 
     Returns:
         ``(emissions, seconds, path)`` where emissions are ``(result, position)`` pairs in emission
         order, position ``None`` for results returned by ``close()``.
+
+    Raises:
+        EngineLimitExceeded: the engine overran ``limits``; its ``partial`` is a dict with the
+            ``emissions`` so far (empty if a worker was killed), ``pushed`` (events pushed
+            completely, None if unknown), ``events``, ``path`` and ``seconds``.
+        InputError: the evaluator refuses the query (``UnsupportedError``), unchanged.
     """
     t0 = time.perf_counter()
-    ev = lang.evaluator(query, options)
-    out: list[tuple[Hashable, int | None]] = []
-    for i, e in enumerate(stream):
-        pos = getattr(e, "position", i)
-        out.extend((r, pos) for r in ev.push(e))
-    out.extend((r, None) for r in ev.close())
-    return out, time.perf_counter() - t0, getattr(ev, "path", None)
+    state: dict[str, Any] = {"emissions": [], "pushed": 0, "path": None}
+
+    def snapshot() -> dict[str, Any]:
+        return {"emissions": list(state["emissions"]), "pushed": state["pushed"],
+                "path": state["path"]}
+
+    def job() -> tuple[list[tuple[Hashable, int | None]], str | None]:
+        out = state["emissions"]
+        hit = False
+        try:
+            ev = lang.evaluator(query, options)
+            state["path"] = getattr(ev, "path", None)
+            for i, e in enumerate(stream):
+                pos = getattr(e, "position", i)
+                out.extend((r, pos) for r in ev.push(e))
+                state["pushed"] = i + 1
+            out.extend((r, None) for r in ev.close())
+        except MemoryError:
+            if limits is None or limits.memory_mb is None:
+                raise
+            ev = None               # let the evaluator's memory go before reporting
+            hit = True
+        except EngineLimitExceeded as e:
+            e.partial = snapshot()
+            raise
+        if hit:                     # raised outside the handler: no reference to the MemoryError
+            raise EngineLimitExceeded(memory_reason(limits), "memory", snapshot())
+        return out, state["path"]
+
+    try:
+        out, path = call_limited(job, limits=limits)
+    except EngineLimitExceeded as e:
+        part = dict(e.partial) if isinstance(e.partial, dict) else \
+            {"emissions": [], "pushed": None, "path": None}
+        part.update(events=len(stream), seconds=time.perf_counter() - t0)
+        raise EngineLimitExceeded(e.reason, e.kind, part) from None
+    return out, time.perf_counter() - t0, path
+
+
+def limit_text(e: EngineLimitExceeded) -> str:
+    """``time limit of 10 s exceeded in push() of the event at index 3 (3 of 6 events done)``, or
+    ``... in close() after all 6 events``."""
+    p = e.partial if isinstance(e.partial, dict) else {}
+    pushed, n = p.get("pushed"), p.get("events")
+    if pushed is None or n is None:
+        return e.reason
+    if pushed >= n:
+        return f"{e.reason} in close() after all {n} events"
+    return f"{e.reason} in push() of the event at index {pushed} ({pushed} of {n} events done)"
+
+
+def engine_refusal(e: BaseException) -> bool | None:
+    """For an ``InputError`` that :func:`compare` let through: None if the engine did not raise
+    it (the oracle refused, or the query does not parse), else whether the oracle had answered
+    the case (decided, no problem) before the engine refused it."""
+    if getattr(e, "refused_by", None) != "engine":
+        return None
+    return bool(getattr(e, "oracle_answered", False))
 
 
 def run_oracle(lang: Any, query: Any, stream: Any, options: Any, limits: Any = None
@@ -336,7 +422,8 @@ def expected_positions(lang: Any, query: Any, stream: Any, options: Any, limits:
     return hook(query, stream, options, limits, results)
 
 
-def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any = None) -> Report:
+def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any = None,
+            engine_limits: EngineLimits | None = None) -> Report:
     """Compare the oracle and the engine of ``lang`` on one case.
 
     Args:
@@ -345,10 +432,15 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
         stream: a Stream (events in order, ``position`` = index).
         options: the language's Options (default: ``lang.options()``).
         limits: ``ceplab.asp.oracle.Limits`` for the oracle (default: its defaults).
+        engine_limits: the engine's per-case limit (default ``EngineLimits()``: 10 s, 2048 MiB,
+            in-process; ``EngineLimits(None, None)`` for none). Overrunning it gives the verdict
+            ``engine_limit``.
 
     Returns:
         A :class:`Report`. ``InputError`` (e.g. an evaluator's ``UnsupportedError``) propagates;
-        any other exception of either side becomes a problem (a disagreement) with its traceback tail.
+        one raised by the engine carries ``refused_by = "engine"`` and ``oracle_answered`` (see
+        :func:`engine_refusal`). Any other exception of either side becomes a problem (a
+        disagreement) with its traceback tail.
     """
     if options is None:
         options = lang.options()
@@ -366,14 +458,25 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
     except Exception as e:
         problems.append(f"oracle raised {type(e).__name__}: {e} "
                         f"[{_tb_tail()}]")
+    if engine_limits is None:
+        engine_limits = EngineLimits()
     emissions: list[tuple[Any, int | None]] = []
     engine_seconds = 0.0
     path = None
+    limit = None
     t0 = time.perf_counter()
     try:
-        emissions, engine_seconds, path = run_engine(lang, query, stream, options)
-    except InputError:
+        emissions, engine_seconds, path = run_engine(lang, query, stream, options, engine_limits)
+    except InputError as e:
+        e.refused_by = "engine"       # type: ignore[attr-defined]
+        e.oracle_answered = (oracle_results is not None and undecided is None  # type: ignore[attr-defined]
+                             and not problems)
         raise
+    except EngineLimitExceeded as e:
+        limit = limit_text(e)
+        part = e.partial or {}
+        emissions, path = part.get("emissions") or [], part.get("path")
+        engine_seconds = part.get("seconds", time.perf_counter() - t0)
     except Exception as e:
         engine_seconds = time.perf_counter() - t0
         problems.append(f"engine raised {type(e).__name__}: {e} [{_tb_tail()}]")
@@ -382,6 +485,13 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
     except TypeError as e:
         problems.append(f"engine emitted an unhashable result: {e}")
         engine_set = frozenset()
+    if limit is not None:          # incomplete output: neither positions nor sets are compared
+        return Report(agree=False, undecided=undecided, engine_limit=limit,
+                      oracle_count=None if oracle_results is None or undecided else len(oracle_results),
+                      engine_count=len(engine_set), oracle_seconds=oracle_seconds,
+                      engine_seconds=engine_seconds, problems=problems, engine_path=path,
+                      oracle_results=oracle_results, emissions=emissions, oracle_stats=stats,
+                      result_to_json=tj)
     if engine_set:
         deferred = is_deferred(lang, query, options)
         expected = None
@@ -411,6 +521,9 @@ def compare(lang: Any, query: Any, stream: Any, options: Any = None, limits: Any
 
 
 def _tb_tail() -> str:
+    exc = __import__("sys").exc_info()[1]
+    if getattr(exc, "worker_tb_tail", None):     # raised in an isolated engine worker
+        return exc.worker_tb_tail
     tb = traceback.extract_tb(__import__("sys").exc_info()[2])
     if not tb:
         return ""

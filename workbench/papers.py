@@ -100,9 +100,12 @@ class PaperVerdict:
 
     @property
     def bucket(self) -> str:
-        """``agree`` (every applicable check passed), ``undecided`` or ``disagree``."""
+        """``agree`` (every applicable check passed), ``undecided``, ``engine_limit`` (the engine
+        overran its per-case limit) or ``disagree``."""
         if self.ok:
             return "agree"
+        if self.compare == "engine_limit":
+            return "engine_limit"
         if self.compare == "undecided" or (self.compare == "oracle only" and self.oracle is None):
             return "undecided"
         return "disagree"
@@ -116,6 +119,8 @@ class PaperVerdict:
         if self.bucket == "undecided":
             return "undecided" + (f": {self.problems[0]}" if self.problems else "")
         what = []
+        if self.compare == "engine_limit":
+            what.append("engine limit" + (f" ({self.problems[0]})" if self.problems else ""))
         if self.compare == "disagree":
             what.append("oracle != engine")
         if self.oracle_matches is False:
@@ -369,8 +374,9 @@ def _determined_at(L: Any, case: PaperCase, r: Any) -> int:
     return L.result_end(L.result_from_json(r))
 
 
-def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
-    """Run one case through oracle and engine and against the paper's expected results."""
+def check_case(case: PaperCase, limits: Any = None, engine_limits: Any = None) -> PaperVerdict:
+    """Run one case through oracle and engine and against the paper's expected results
+    (``engine_limits``: the engine's per-case limit, default that of ``compare``)."""
     from ceplab.workbench import language
     from ceplab.workbench.compare import compare, options_from_kv, run_oracle, sort_json
 
@@ -384,17 +390,20 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
     if case.checked:
         q = L.parse(case.query, where)
         try:
-            rep = compare(L, q, case.stream, options, limits)
+            rep = compare(L, q, case.stream, options, limits, engine_limits)
         except InputError as e:  # the engine refuses the query (UnsupportedError)
             v.compare, v.engine_note = "oracle only", f"engine: {e.message}"
         else:
             v.compare, v.problems = rep.verdict, list(rep.problems)
             if rep.undecided:
                 v.problems.insert(0, rep.undecided)
+            if rep.engine_limit:
+                v.problems.insert(0, rep.engine_limit)
             v.oracle = (None if rep.oracle_results is None
                         else sort_json(tj(r) for r in rep.oracle_results))
-            v.engine = sort_json(tj(r) for r in rep.engine_results)
-            emissions = rep.emissions
+            if rep.engine_limit is None:   # an engine stopped at its limit has no answer
+                v.engine = sort_json(tj(r) for r in rep.engine_results)
+                emissions = rep.emissions
     else:
         unchecked = L.paper_format.parse_unchecked
         if unchecked is None:
@@ -441,7 +450,8 @@ def check_case(case: PaperCase, limits: Any = None) -> PaperVerdict:
     return v
 
 
-def check(paper: str | None = None, limits: Any = None, progress: bool = True) -> list[PaperVerdict]:
+def check(paper: str | None = None, limits: Any = None, progress: bool = True,
+          engine_limits: Any = None) -> list[PaperVerdict]:
     """Verdicts for the selected cases (see :func:`select`), with a progress bar on stderr."""
     from ceplab.workbench.spark import _progress
 
@@ -450,7 +460,7 @@ def check(paper: str | None = None, limits: Any = None, progress: bool = True) -
     with _progress(progress and bool(cases)) as bar:
         task = bar.add_task("papers-check", total=len(cases), rate="")
         for c in cases:
-            out.append(check_case(c, limits))
+            out.append(check_case(c, limits, engine_limits))
             bar.update(task, advance=1)
     return out
 

@@ -10,6 +10,14 @@ failure predicate still holds, until nothing smaller fails (or a budget runs out
   the original (still ordered) times are kept;
 * **query**: the language's ``Language.simplify(query_text) -> iterable of query texts``, each
   candidate strictly smaller; candidates that do not parse are skipped.
+
+Shrinking re-runs the engine on candidates nobody has tried before, and a smaller or simpler case
+can make a wrong engine derive forever. The predicate must therefore bound every engine run: the
+workbench's predicates (``spark.write_reproducer``) run it under the per-case engine limit in a
+forked worker (:mod:`ceplab.workbench.limits`), so a check takes at most one oracle limit plus one
+engine limit, and a whole shrink at most ``deadline_s`` plus one check. A check that overruns the
+limit without the predicate catching it (:class:`~ceplab.workbench.limits.EngineLimitExceeded`)
+counts as "does not fail", like any other exception.
 """
 from __future__ import annotations
 
@@ -18,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from ceplab.semantics.events import Event, Stream
+from ceplab.workbench.limits import EngineLimitExceeded
 
 
 @dataclass
@@ -66,7 +75,8 @@ def shrink(lang: Any, query_text: str, stream: Stream, fails: Callable[[str, Str
         query_text: the failing query.
         stream: the failing stream.
         fails: ``fails(query_text, stream) -> bool``, True while the case still shows the failure
-            (exceptions inside it count as "does not fail").
+            (exceptions inside it, and engine-limit overruns, count as "does not fail"); it
+            should bound its engine runs (see the module docstring).
         max_checks: at most this many calls of ``fails``.
         deadline_s: stop after this many seconds (the best case so far is returned).
 
@@ -83,7 +93,7 @@ def shrink(lang: Any, query_text: str, stream: Stream, fails: Callable[[str, Str
         checks += 1
         try:
             return bool(fails(q, s))
-        except Exception:
+        except (Exception, EngineLimitExceeded):
             return False
 
     def budget() -> bool:

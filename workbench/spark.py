@@ -12,12 +12,23 @@ A campaign for one language, with ``cases`` cases of stream length ``length`` an
    :func:`ceplab.workbench.compare.compare` per case on the executors (about 20 partitions, at least four
    per core); a driver thread polls Spark's status tracker and a rich progress bar on stderr
    advances as partitions finish.
-4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``); every disagreement and every
-   undecided case is shrunk on the driver (:mod:`ceplab.workbench.shrink`) and written as a JSON reproducer
+4. The per-case outcomes are collected (``OUT/<lang>/results.parquet``) and the counts written to
+   ``OUT/<lang>/summary.json`` at once; then every case that did not agree is shrunk on the driver
+   (:mod:`ceplab.workbench.shrink`) and written as a JSON reproducer
    ``OUT/<lang>/case-<id>-<verdict>.json`` (query, stream, options, oracle and engine results, seed,
    case id, the shrunk case, and whatever the language's ``Language.case_extras`` adds, e.g. background
    knowledge the query text carries as comment lines) plus the shrunk case as
-   ``case-<id>.query`` / ``case-<id>.jsonl`` for ``ceplab compare``.
+   ``case-<id>.query`` / ``case-<id>.jsonl`` for ``ceplab compare``; ``summary.json`` is rewritten
+   with the reproducers at the end.
+
+The engine runs under a per-case limit (:class:`ceplab.workbench.limits.EngineLimits`, default 10 s
+and 2048 MiB): in-process on the executors (a timer and an address-space cap, microseconds per
+case), in a forked worker on the driver (the shrinker and the reproducers' re-runs, so that the
+driver can never grow or hang). A case whose engine overruns it has the verdict ``engine_limit``;
+it is shrunk with the predicate "the engine still overruns the limit" (the engine alone, under the
+same limit, so every check is bounded) and saved like a disagreement. A case where the engine
+refuses the query (``UnsupportedError``) while the oracle answers it is an ``engine_refusal``,
+counted on its own (target 0), with a few examples in the summary.
 
 The Spark session (:func:`spark_session`) runs ``local[*]`` by default, logs only errors, has no UI,
 few shuffle partitions and binds to 127.0.0.1 for local masters, so that it starts on small
@@ -43,7 +54,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LOG4J = Path(__file__).with_name("data") / "log4j2.properties"
 
 # Faults that can be injected into an engine to check that the campaign catches them.
-FAULTS = ("drop", "duplicate", "late")
+FAULTS = ("drop", "duplicate", "late", "loop", "hog", "refuse")
+
+#: Examples of engine refusals kept in a campaign's summary.
+REFUSAL_EXAMPLES = 3
+
+#: The summary counter of each row verdict.
+_COUNTERS = {"agree": "agree", "disagree": "disagree", "undecided": "undecided",
+             "engine_limit": "engine_limit", "engine_refusal": "engine_refusals"}
 
 
 # ----------------------------------------------------------------------------- session
@@ -102,14 +120,24 @@ def case_rng(seed: int, lang: str, case_id: int) -> random.Random:
 def faulty_language(lang: Any, fault: str | None) -> Any:
     """``lang`` with a deliberately wrong evaluator (``fault`` in :data:`FAULTS`), or ``lang``.
 
-    ``drop`` loses the first result, ``duplicate`` emits it twice, ``late`` emits it one event late.
+    ``drop`` loses the first result, ``duplicate`` emits it twice, ``late`` emits it one event late;
+    at its first result the engine loops forever (``loop``) or allocates without bound (``hog``);
+    ``refuse`` refuses every query (``UnsupportedError``).
     """
     if not fault:
         return lang
     if fault not in FAULTS:
         raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
     inner = lang.evaluator
+    if fault == "refuse":
+        return dataclasses.replace(lang, evaluator=_refusing)
     return dataclasses.replace(lang, evaluator=lambda q, o: _FaultyEvaluator(inner(q, o), fault))
+
+
+def _refusing(query: Any, options: Any) -> Any:
+    from ceplab.semantics.errors import UnsupportedError
+
+    raise UnsupportedError("the engine refuses every query [fault injected: refuse]")
 
 
 class _FaultyEvaluator:
@@ -132,6 +160,14 @@ class _FaultyEvaluator:
             elif self.fault == "late":
                 out.remove(first)
                 self.held = [first]
+            elif self.fault == "loop":      # derives forever
+                n = 0
+                while True:
+                    n += 1
+            elif self.fault == "hog":       # grows without bound (1 MiB at a time, touched)
+                self.hog = []
+                while True:
+                    self.hog.append(b"\x01" * (1 << 20))
         return out
 
     def push(self, event: Any) -> list:
@@ -159,16 +195,27 @@ def _limits(limits_kw: dict | None) -> Any:
     return default_limits(**(limits_kw or {}))
 
 
+def _engine_limits(engine_kw: dict | None, isolate: bool = False) -> Any:
+    """:class:`EngineLimits` from ``{"time_s", "memory_mb"}`` (missing keys: the defaults)."""
+    from ceplab.workbench.limits import EngineLimits
+
+    return EngineLimits(**{**(engine_kw or {}), "isolate": isolate})
+
+
 def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | None = None,
-             limits_kw: dict | None = None) -> dict:
+             limits_kw: dict | None = None, engine_kw: dict | None = None) -> dict:
     """Draw case ``case_id`` and compare oracle and engine on it. Returns a JSON-able row.
 
-    The row always has ``case_id, verdict, oracle_seconds, engine_seconds, oracle_count,
-    engine_count``; for anything but ``agree`` also the full case and both sides' results.
+    ``engine_kw`` is the engine's per-case limit (``time_s``, ``memory_mb``; default 10 s, 2048
+    MiB). The row always has ``case_id, verdict, oracle_seconds, engine_seconds, oracle_count,
+    engine_count``; for anything but ``agree`` also the full case and both sides' results. The
+    verdict is ``agree``, ``disagree``, ``undecided``, ``engine_limit`` (the engine overran its
+    limit: ``engine_limit`` says which) or ``engine_refusal`` (the engine raised an
+    ``InputError`` on a case the oracle answered: ``refusal`` says why).
     """
     from ceplab.semantics.errors import InputError
     from ceplab.workbench import language
-    from ceplab.workbench.compare import compare, options_to_json, sort_json
+    from ceplab.workbench.compare import compare, engine_refusal, options_to_json, sort_json
 
     lang = faulty_language(language.get(lang_name), fault)
     qtext, stream, options = lang.random_case(case_rng(seed, lang_name, case_id), length)
@@ -177,10 +224,14 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
                            "query": qtext}
     try:
         query = lang.parse(qtext)
-        rep = compare(lang, query, stream, options, _limits(limits_kw))
+        rep = compare(lang, query, stream, options, _limits(limits_kw), _engine_limits(engine_kw))
     except InputError as e:
-        row.update(verdict="undecided", undecided=f"{type(e).__name__}: {e}",
-                   stream=_stream_json(stream, lang), options=options_to_json(options))
+        why = f"{type(e).__name__}: {e}"
+        if engine_refusal(e):
+            row.update(verdict="engine_refusal", refusal=why)
+        else:
+            row.update(verdict="undecided", undecided=why)
+        row.update(stream=_stream_json(stream, lang), options=options_to_json(options))
         return row
     except Exception as e:  # compare catches evaluator errors; anything else is a bug too
         row.update(verdict="disagree", problems=[f"{type(e).__name__}: {e}"],
@@ -193,7 +244,8 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
     if rep.verdict != "agree":
         row.update(
             stream=_stream_json(stream, lang), options=options_to_json(options),
-            undecided=rep.undecided, problems=rep.problems, engine_path=rep.engine_path,
+            undecided=rep.undecided, engine_limit=rep.engine_limit, problems=rep.problems,
+            engine_path=rep.engine_path,
             oracle_results=None if rep.oracle_results is None
             else sort_json(tj(r) for r in rep.oracle_results),
             engine_results=sort_json(tj(r) for r in rep.engine_results),
@@ -204,9 +256,10 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
 
 
 def _run_partition(lang_name: str, seed: int, length: int, fault: str | None,
-                   limits_kw: dict | None, ids: Iterable[int]) -> Iterator[dict]:
+                   limits_kw: dict | None, engine_kw: dict | None,
+                   ids: Iterable[int]) -> Iterator[dict]:
     for cid in ids:
-        yield run_case(lang_name, seed, length, cid, fault, limits_kw)
+        yield run_case(lang_name, seed, length, cid, fault, limits_kw, engine_kw)
 
 
 def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> Iterator[tuple]:
@@ -250,6 +303,8 @@ class FuzzSummary:
     agree: int = 0
     disagree: int = 0
     undecided: int = 0
+    engine_limit: int = 0
+    engine_refusals: int = 0
     seconds: float = 0.0
     total_seconds: float = 0.0
     oracle_seconds: float = 0.0
@@ -257,12 +312,27 @@ class FuzzSummary:
     seed: int = 0
     length: int = 0
     out: str = ""
+    engine_limits: dict = field(default_factory=dict)
+    engine_refusal_examples: list[dict] = field(default_factory=list)
     reproducers: list[str] = field(default_factory=list)
+    shrink_errors: list[str] = field(default_factory=list)
+    complete: bool = False
     rows: list[dict] = field(default_factory=list, repr=False)
 
     @property
     def cases_per_s(self) -> float:
         return self.cases / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def findings(self) -> int:
+        """Disagreements plus engine-limit overruns: what makes a campaign fail."""
+        return self.disagree + self.engine_limit
+
+    def write(self) -> Path:
+        """Write ``OUT/<lang>/summary.json`` (``complete`` false until the reproducers are written)."""
+        path = Path(self.out) / "summary.json"
+        path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        return path
 
     def to_json(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -302,7 +372,8 @@ def _completed_tasks(sc: Any, group: str) -> int:
 def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
          master: str = "local[*]", out: str | Path = "ceplab-out/fuzz", spark: Any = None,
          progress: bool = True, fault: str | None = None, limits_kw: dict | None = None,
-         shrink_s: float = 30.0, write_parquet: bool = True) -> list[FuzzSummary]:
+         shrink_s: float = 30.0, write_parquet: bool = True,
+         engine_kw: dict | None = None) -> list[FuzzSummary]:
     """Run a fuzzing campaign per language (see the module docstring).
 
     Args:
@@ -315,7 +386,10 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
         progress: show a rich progress bar on stderr.
         fault: inject a fault into the engine (:data:`FAULTS`), to check the campaign itself.
         limits_kw: oracle limits (``time_s``, ``max_ground_size``) per case.
-        shrink_s: driver-side shrinking budget per failing case, in seconds.
+        shrink_s: driver-side shrinking budget per failing case, in seconds (a check already
+            running when it ends may add up to one oracle plus one engine limit).
+        engine_kw: the engine's per-case limit (``time_s``, ``memory_mb``; None for no limit of
+            that kind; default 10 s and 2048 MiB).
         write_parquet: write the streams and results as Parquet.
 
     Returns:
@@ -331,7 +405,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
         with _progress(progress) as bar:
             for name in langs:
                 summaries.append(_campaign(spark, sc, par, bar, name, cases, length, seed,
-                                           Path(out), fault, limits_kw, shrink_s, write_parquet))
+                                           Path(out), fault, limits_kw, shrink_s, write_parquet,
+                                           engine_kw))
     finally:
         if own:
             spark.stop()
@@ -340,13 +415,14 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
 
 def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, length: int,
               seed: int, out: Path, fault: str | None, limits_kw: dict | None, shrink_s: float,
-              write_parquet: bool) -> FuzzSummary:
+              write_parquet: bool, engine_kw: dict | None = None) -> FuzzSummary:
     t_total = time.perf_counter()
     lang_out = out / name
     lang_out.mkdir(parents=True, exist_ok=True)
-    for old in list(lang_out.glob("case-*")):
+    for old in list(lang_out.glob("case-*")) + list(lang_out.glob("summary.json")):
         old.unlink()
-    summ = FuzzSummary(lang=name, seed=seed, length=length, out=str(lang_out))
+    summ = FuzzSummary(lang=name, seed=seed, length=length, out=str(lang_out),
+                       engine_limits=_engine_limits(engine_kw).to_json())
     if write_parquet:
         generate_streams(spark, cases, length, seed, name).write.mode("overwrite").parquet(
             str(lang_out / "streams.parquet"))
@@ -360,7 +436,7 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
         sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
         rdd = sc.parallelize(ids, slices)
         return rdd.mapPartitions(partial(_run_partition, name, seed, length, fault,
-                                         limits_kw)).collect()
+                                         limits_kw, engine_kw)).collect()
 
     # one Spark job (few scheduling round trips); the bar follows its completed tasks
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -376,13 +452,7 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
     el = time.perf_counter() - t0
     bar.update(task, completed=len(rows), rate=f"{len(rows) / el:.1f} cases/s")
     summ.seconds = time.perf_counter() - t0
-    rows.sort(key=lambda r: r["case_id"])
-    summ.rows = rows
-    summ.cases = len(rows)
-    for r in rows:
-        setattr(summ, r["verdict"], getattr(summ, r["verdict"]) + 1)
-        summ.oracle_seconds += r["oracle_seconds"] or 0.0
-        summ.engine_seconds += r["engine_seconds"] or 0.0
+    count_rows(summ, rows)
     if write_parquet and rows:
         from pyspark.sql.types import (DoubleType, LongType, StringType, StructField,
                                        StructType)
@@ -397,24 +467,64 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
                                 r["engine_count"], float(r["oracle_seconds"] or 0.0),
                                 float(r["engine_seconds"] or 0.0)) for r in rows],
                               schema).write.mode("overwrite").parquet(str(lang_out / "results.parquet"))
-    bad = [r for r in rows if r["verdict"] != "agree"]
-    if bad:
-        stask = bar.add_task(f"shrink {name}", total=len(bad), rate="")
-        for r in bad:
-            summ.reproducers.append(str(write_reproducer(name, seed, length, r, lang_out, fault,
-                                                         limits_kw, shrink_s)))
-            bar.update(stask, advance=1)
-    summ.total_seconds = time.perf_counter() - t_total
+    finish_campaign(summ, name, seed, length, lang_out, fault, limits_kw, shrink_s, engine_kw,
+                    bar, t_total)
     return summ
+
+
+def count_rows(summ: FuzzSummary, rows: list[dict]) -> None:
+    """Fill ``summ``'s counts (and refusal examples) from a campaign's rows."""
+    rows.sort(key=lambda r: r["case_id"])
+    summ.rows = rows
+    summ.cases = len(rows)
+    for r in rows:
+        key = _COUNTERS[r["verdict"]]
+        setattr(summ, key, getattr(summ, key) + 1)
+        summ.oracle_seconds += r["oracle_seconds"] or 0.0
+        summ.engine_seconds += r["engine_seconds"] or 0.0
+        if r["verdict"] == "engine_refusal" and len(summ.engine_refusal_examples) < REFUSAL_EXAMPLES:
+            summ.engine_refusal_examples.append({"case_id": r["case_id"], "query": r["query"],
+                                                 "refusal": r.get("refusal")})
+
+
+def finish_campaign(summ: FuzzSummary, name: str, seed: int, length: int, lang_out: Path,
+                    fault: str | None, limits_kw: dict | None, shrink_s: float,
+                    engine_kw: dict | None, bar: Any = None, t_total: float | None = None) -> None:
+    """Write ``summary.json``, shrink and save every case that did not agree, rewrite the summary.
+
+    A reproducer that cannot be written (a bug in a language's hooks, say) is listed in
+    ``shrink_errors``; the campaign still finishes.
+    """
+    summ.write()
+    bad = [r for r in summ.rows if r["verdict"] != "agree"]
+    stask = bar.add_task(f"shrink {name}", total=len(bad), rate="") if bad and bar else None
+    for r in bad:
+        try:
+            summ.reproducers.append(str(write_reproducer(name, seed, length, r, lang_out, fault,
+                                                         limits_kw, shrink_s, engine_kw)))
+        except Exception as e:  # noqa: BLE001 - the summary must still be written
+            summ.shrink_errors.append(f"case {r['case_id']}: {type(e).__name__}: {e}")
+        if stask is not None:
+            bar.update(stask, advance=1)
+    if t_total is not None:
+        summ.total_seconds = time.perf_counter() - t_total
+    summ.complete = True
+    summ.write()
 
 
 # ----------------------------------------------------------------------------- reproducers
 def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Path,
                      fault: str | None = None, limits_kw: dict | None = None,
-                     shrink_s: float = 30.0) -> Path:
-    """Shrink a failing case on the driver and write its JSON reproducer; returns its path."""
+                     shrink_s: float = 30.0, engine_kw: dict | None = None) -> Path:
+    """Shrink a failing case on the driver and write its JSON reproducer; returns its path.
+
+    Every engine run here is under the per-case engine limit ``engine_kw`` in a forked worker.
+    An ``engine_limit`` case shrinks while the engine alone still overruns that limit.
+    """
     from ceplab.workbench import language
-    from ceplab.workbench.compare import compare, options_from_kv, sort_json
+    from ceplab.workbench.compare import (compare, engine_refusal, options_from_kv, run_engine,
+                                          sort_json)
+    from ceplab.workbench.limits import EngineLimitExceeded
     from ceplab.workbench.shrink import shrink
 
     lang = faulty_language(language.get(lang_name), fault)
@@ -423,27 +533,39 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
     opts_json = row.get("options", {})
     options = options_from_kv(lang.options, [f"{k}={v}" for k, v in opts_json.items()])
     limits = _limits(limits_kw)
+    elimits = _engine_limits(engine_kw, isolate=True)
     verdict = row["verdict"]
 
     from ceplab.semantics.errors import InputError
 
     def fails(q: str, s: Any) -> bool:
+        if verdict == "engine_limit":       # the engine alone, under the same limit
+            try:
+                run_engine(lang, lang.parse(q), s, options, elimits)
+            except EngineLimitExceeded:
+                return True
+            return False
         try:
-            return compare(lang, lang.parse(q), s, options, limits).verdict == verdict
-        except InputError:  # e.g. the engine refuses the query: counted as undecided (run_case)
+            return compare(lang, lang.parse(q), s, options, limits, elimits).verdict == verdict
+        except InputError as e:
+            if verdict == "engine_refusal":
+                return bool(engine_refusal(e))
+            # e.g. the oracle refuses the query: counted as undecided (run_case)
             return verdict == "undecided" and bool((row.get("undecided") or "").startswith(
                 ("UnsupportedError", "ParseError")))
 
-    budget = shrink_s if verdict == "disagree" else min(shrink_s, 10.0)
-    checks = 400 if verdict == "disagree" else 10
+    full = verdict in ("disagree", "engine_limit")
+    budget = shrink_s if full else min(shrink_s, 10.0)
+    checks = 400 if full else 10
     shrunk = shrink(lang, row["query"], stream, fails, max_checks=checks, deadline_s=budget)
     shrunk_json: dict[str, Any] = {"query": shrunk.query, "stream": _stream_json(shrunk.stream, lang),
                                    "checks": shrunk.checks, "steps": shrunk.steps}
     try:
-        rep = compare(lang, lang.parse(shrunk.query), shrunk.stream, options, limits)
+        rep = compare(lang, lang.parse(shrunk.query), shrunk.stream, options, limits, elimits)
         tj = lang.result_to_json
         shrunk_json.update(
             verdict=rep.verdict, problems=rep.problems, undecided=rep.undecided,
+            engine_limit=rep.engine_limit,
             oracle_results=None if rep.oracle_results is None
             else sort_json(tj(r) for r in rep.oracle_results),
             engine_results=sort_json(tj(r) for r in rep.engine_results),
@@ -458,6 +580,9 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
     sfile.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in shrunk_json["stream"]),
                      encoding="utf-8")
     sets = " ".join(f"--set {k}={v}" for k, v in opts_json.items())
+    if verdict == "engine_limit":
+        sets += (f" --engine-time {elimits.time_s or 0:g}"
+                 f" --engine-memory {elimits.memory_mb or 0}")
     repro = {
         "lang": lang_name, "seed": seed, "case_id": cid, "length": length, "verdict": verdict,
         "fault_injected": fault,
@@ -465,7 +590,9 @@ def write_reproducer(lang_name: str, seed: int, length: int, row: dict, out: Pat
         "oracle_results": row.get("oracle_results"), "engine_results": row.get("engine_results"),
         "emissions": row.get("emissions"), "oracle_only": row.get("oracle_only"),
         "engine_only": row.get("engine_only"), "problems": row.get("problems", []),
-        "undecided": row.get("undecided"), "engine_path": row.get("engine_path"),
+        "undecided": row.get("undecided"), "engine_limit": row.get("engine_limit"),
+        "refusal": row.get("refusal"), "engine_limits": elimits.to_json(),
+        "engine_path": row.get("engine_path"),
         "shrunk": shrunk_json,
         "replay": f"ceplab compare {lang_name} {qfile} {sfile} {sets}".strip(),
         "regenerate": f"python -c \"from ceplab.workbench.spark import replay_case; "

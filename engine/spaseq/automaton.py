@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import networkx as nx
-from rdflib import URIRef
 
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.spaseq import ast as A

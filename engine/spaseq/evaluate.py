@@ -171,6 +171,7 @@ class Evaluator:
         self._batch: dict[URIRef, list[EventRec]] = {}
         self._batchno = 0
         self._buckets: dict[URIRef, list[Run]] = {}
+        self._entries = 0                # bucket entries (live or dead), for the amortised compaction
         self._all: list[Run] = []
         self._exp: dict[int, list[Run]] = {}   # deadline -> runs (push_window only)
         self._exp_heap: list[int] = []         # the deadlines of _exp
@@ -345,6 +346,7 @@ class Evaluator:
                     if r.alive:
                         keep.append(r)
                 self.visits += len(lst)
+                self._entries -= len(lst) - len(keep)
                 buckets[s] = keep
         else:
             keep = []
@@ -381,6 +383,11 @@ class Evaluator:
                 self._last_u[k] = tau
         if self._active > self.counters["max_active_runs"]:
             self.counters["max_active_runs"] = self._active
+        if self._entries > 4 * (self._active + 64):
+            # runs that died in the bucket of a stream that has fallen silent: drop them (amortised O(1))
+            for s, lst in self._buckets.items():
+                self._buckets[s] = [r for r in lst if r.alive]
+            self._entries = sum(len(lst) for lst in self._buckets.values())
 
     def _register(self, new: list) -> None:
         """Put the runs made in this batch into the stream index (or the run list) and the expiry buckets."""
@@ -393,6 +400,7 @@ class Evaluator:
             r.seq = self._seq
             st = r.state
             if index:
+                self._entries += len(st.streams)
                 for s in st.streams:
                     lst = buckets.get(s)
                     if lst is None:

@@ -45,7 +45,7 @@ class Background:
 
     def graph(self, iri: URIRef) -> frozenset[Triple]:
         """``D(iri)``: the triples of graph ``iri`` (empty when absent)."""
-        return self.graphs.get(iri, frozenset())
+        return self.graphs.get(URIRef(iri), frozenset())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Background) and self.graphs == other.graphs

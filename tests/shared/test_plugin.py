@@ -170,3 +170,19 @@ def test_toy_language_is_fuzzed(toy_env, tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     (row,) = json.loads(r.stdout)["languages"]
     assert row["disagree"] > 0
+    # an engine that loops forever is stopped at its limit: the campaign finishes, counts it,
+    # writes its summary and a shrunk reproducer (tests/shared/test_engine_limits.py has more)
+    r = _ceplab(toy_env, "fuzz", "toy", "--cases", "2", "--length", "2", "--master", "local[1]",
+                "--out", str(tmp_path), "--json", "--inject-fault", "loop", "--engine-time", "1",
+                "--engine-memory", "256", timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    (row,) = out["languages"]
+    assert row["engine_limit"] == out["engine_limit"] > 0 and out["engine_refusals"] == 0
+    assert row["engine_limits"] == {"time_s": 1.0, "memory_mb": 256}
+    summary = json.loads((tmp_path / "toy" / "summary.json").read_text())
+    assert summary["complete"] and summary["engine_limit"] == row["engine_limit"]
+    assert len(row["reproducers"]) == row["engine_limit"] + row["disagree"] + row["undecided"]
+    repro = json.loads(Path(row["reproducers"][0]).read_text())
+    assert repro["verdict"] == "engine_limit" and repro["shrunk"]["verdict"] == "engine_limit"
+    assert len(repro["shrunk"]["stream"]) == 1

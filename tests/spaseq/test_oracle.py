@@ -28,7 +28,8 @@ FAST = Limits(time_s=60, isolate=False)
 
 
 # ------------------------------------------------------------------------------------------------ builder
-def I(x: str) -> URIRef:  # noqa: E743 - an IRI in the example namespace
+def I(x: str) -> URIRef:  # noqa: E743
+    """An IRI in the example namespace."""
     return URIRef(EX + x)
 
 
@@ -57,10 +58,15 @@ def c(x) -> A.Const:
     return A.Const(node(x))
 
 
+def _operand(e):
+    if isinstance(e, (A.Var, A.Const, A.Arith, A.Neg)):
+        return e
+    return v(e[1:]) if isinstance(e, str) and e.startswith("?") else c(e)
+
+
 def cmp(op: str, a, b) -> A.Cmp:
-    wrap = (lambda e: e if isinstance(e, (A.Var, A.Const, A.Arith, A.Neg, A.Cmp)) else
-            (v(e[1:]) if isinstance(e, str) and e.startswith("?") else c(e)))
-    return A.Cmp(op, wrap(a), wrap(b))
+    """``a op b``; operands: expressions, ``"?v"`` variables, or constants as for :func:`node`."""
+    return A.Cmp(op, _operand(a), _operand(b))
 
 
 def gpm(name: str, streams, pattern, flt=None) -> A.GPM:
@@ -585,6 +591,13 @@ def test_literals_with_nul_keep_their_order():
     assert _filter(cmp("<", "?v", Literal("a\x00c")), *objs) == {term(Literal("a\x00b")), term(Literal("a"))}
 
 
+def test_no_events_and_no_variables():
+    q = query([el("A"), el("B", ";")], [gpm("A", "pw", ((":h1", ":price", 25),)), gpm("B", "wt", ((":w1", ":wind", 7),))],
+              10)
+    assert run(q, []) == set()
+    assert run(q, T4_EVENTS) == {M(0, [("pw", 1), ("wt", 3)])}
+
+
 def test_undecided_on_a_tiny_time_limit():
     rnd = random.Random(3)
     evs = [GraphEvent([(I("e"), I("price"), Literal(rnd.randint(1, 50)))], t, I("pw"), t) for t in range(3000)]
@@ -606,3 +619,5 @@ def test_unsupported_inputs():
         oracle(query([el("A")], [gpm("A", "pw", (P1,))]), events(("pw", 1, [(":h", ":price", huge)]),
                                                                  ("pw", 2, [(":h", ":price", Literal(5))])),
                limits=FAST)
+    with pytest.raises(UnsupportedError):  # epoch milliseconds do not fit clingo's integers
+        oracle(query([el("A")], [gpm("A", "pw", (P1,))]), events(power(1_700_000_000_000, "h", 1)), limits=FAST)
