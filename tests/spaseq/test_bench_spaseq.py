@@ -111,6 +111,7 @@ def test_result_counts_are_reproducible(quick_json):
     again = BS.push_pass("VSTN", 10, 1000, SEED, 1)
     row = next(x for x in quick_json["rows"] if (x["workload"], x["window"], x["n"]) == ("VSTN", 10, 1000))
     assert again["results"] == row["results"] and again["engine_stats"] == row["engine_stats"]
+    assert again["repeats"] == 1
 
 
 def test_grids():
