@@ -6,8 +6,11 @@ The plugin wires together the parser (:mod:`ceplab.semantics.spaseq.parser`), th
 (:class:`ceplab.semantics.spaseq.options.Options`), the clingo oracle (:func:`ceplab.asp.spaseq.oracle`), the NFA
 engine (:func:`ceplab.engine.spaseq.evaluator`), the canonical results (:mod:`ceplab.semantics.spaseq.results`:
 one match per witness, window and projected row), background knowledge (:mod:`.background`: ``--background KB``
-or inline comment lines), streamsets (:mod:`.streams`), the generators (:mod:`.generators`) and the shrinking
-candidates (:mod:`.simplify`).
+or inline comment lines), streamsets (:mod:`.streams`), the generators (:mod:`.generators`), the shrinking
+candidates (:mod:`.simplify`) and the bundled real data (:mod:`.data`: EuStockMarkets and seattle-weather as SOSA
+graph streams with their knowledge bases, run by ``ceplab verify``), and the worked examples of
+docs/semantics/spaseq.md#spaseq-5 (T1-T11, R1-R8) with the findings' counterexamples under ``papers-check/spaseq``
+(:mod:`.papers`: the compact notation of their streams and expected results).
 
 Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import random
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ceplab.semantics.spaseq.options import Options
@@ -22,7 +26,7 @@ from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, backg
                                                       with_background)
 from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                    stream_to_json)
-from ceplab.workbench.language import Input, Language
+from ceplab.workbench.language import Input, Language, PaperFormat
 
 __all__ = ["LANGUAGE", "SpaseqQuery"]
 
@@ -157,9 +161,33 @@ def _simplify(text: str) -> Any:
     return simplifications(text)
 
 
+def _real_cases() -> list:
+    """The bundled real-data cases (:func:`ceplab.workbench.langs.spaseq.data.real_cases`): EuStockMarkets and
+    seattle-weather as SOSA graph streams, knowledge bases inline in the query texts."""
+    from ceplab.workbench.langs.spaseq.data import real_cases
+
+    return real_cases()
+
+
 def _case_extras(text: str) -> dict | None:
     """A reproducer's extras: ``{"background": the query text's inline background (graph -> N-Triples lines)}``."""
     return {"background": background_json(text)}
+
+
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.spaseq.bench import BENCHMARK
+
+    return BENCHMARK
+
+
+def _papers() -> PaperFormat:
+    from ceplab.workbench.langs.spaseq import papers as P
+
+    return PaperFormat(stream=P.paper_stream, expected=P.paper_expected,
+                       provenance_legend="N = stated by docs/semantics/spaseq.md#spaseq-5 (the paper's Examples 3-11 "
+                                         "and Query 1 as rebuilt there, the authors' engine tests R1-R8), D = derived "
+                                         "there or in papers-check/spaseq/FINDINGS.md (a switch, a variant input, a "
+                                         "counterexample)")
 
 
 LANGUAGE = Language(
@@ -183,6 +211,10 @@ LANGUAGE = Language(
     random_case=_random_case,
     simplify=_simplify,
     case_extras=_case_extras,
+    real_cases=_real_cases,
+    papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "spaseq",
+    paper_format=_papers(),
+    benchmark=_benchmark,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
