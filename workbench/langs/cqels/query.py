@@ -36,9 +36,11 @@ from typing import Any, Iterable, Optional
 
 from ceplab.semantics.errors import ParseError
 
-_TERM = r'(?:<[^<>"{}|^`\\\x00-\x20]*>|_:[A-Za-z0-9_][A-Za-z0-9_.\-]*|"(?:[^"\\\n]|\\.)*"(?:@[A-Za-z]+(?:-[A-Za-z0-9]+)*|\^\^<[^<>"{}|^`\\\x00-\x20]*>)?)'
-#: ``# static@T ...`` (group 1: T as written) or ``# static <...`` / ``# static _:...``; group 2: the rest.
-_STATIC_RE = re.compile(r"^[ \t]*#[ \t]*static(?:@(\S*)|(?=[ \t]+(?:<|_:)))(.*)$", re.M)
+_IRI = r'<[^<>"{}|^`\\\x00-\x20]*>'
+_TERM = (rf'(?:{_IRI}|_:[A-Za-z0-9_][A-Za-z0-9_.\-]*'
+         rf'|"(?:[^"\\\n]|\\.)*"(?:@[A-Za-z]+(?:-[A-Za-z0-9]+)*|\^\^{_IRI})?)')
+#: ``# static@T ...`` (group 1: T as written) or ``# static`` and a term (``<``, ``_:``, ``"``); group 2: the rest.
+_STATIC_RE = re.compile(r'^[ \t]*#[ \t]*static(?:@(\S*)|(?=[ \t]+(?:<|_:|")))(.*)$', re.M)
 _BUNDLED_RE = re.compile(r"^[ \t]*#[ \t]*static:[ \t]*(\S+)[ \t]*$", re.M)
 _UNTIL_RE = re.compile(r"^[ \t]*#[ \t]*until[ \t]+(\S+)[ \t]*$", re.M)
 _TRIPLE_RE = re.compile(rf"({_TERM})[ \t]+({_TERM})[ \t]+({_TERM})[ \t]*\.[ \t]*(?:#.*)?")

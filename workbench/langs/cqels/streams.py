@@ -19,12 +19,16 @@ from ceplab.semantics.errors import StreamError
 
 def element_json(e: Any) -> dict:
     """One element as ``{"stream": IRI, "start": t1, "end": t2, "triples": [[s, p, o], ...]}`` (N-Triples terms,
-    triples in canonical order)."""
+    triples in canonical order), with ``"name": IRI`` when the element has a graph name (informative: error
+    messages and TriG exports use it)."""
     from ceplab.semantics.cqels.streams import element_triples
     from ceplab.semantics.rdfstream import nt_term
 
-    return {"stream": str(e.stream), "start": int(e.start), "end": int(e.end),
-            "triples": [[nt_term(x) for x in t] for t in element_triples(e)]}
+    out = {"stream": str(e.stream), "start": int(e.start), "end": int(e.end),
+           "triples": [[nt_term(x) for x in t] for t in element_triples(e)]}
+    if e.name is not None:
+        out["name"] = str(e.name)
+    return out
 
 
 def stream_to_json(stream: Iterable[Any]) -> list[dict]:
@@ -64,7 +68,11 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
                 if not isinstance(tr, list) or len(tr) != 3 or not all(isinstance(t, str) for t in tr):
                     raise ValueError("a triple is a list of three N-Triples terms")
                 g.add(tuple(parse_nt_term(t) for t in tr))
-            elements.append(StreamElement(g, start, end, URIRef(stream.strip("<>")), i))
+            name = x.get("name")
+            if name is not None and (not isinstance(name, str) or not name):
+                raise ValueError("name is an IRI")
+            elements.append(StreamElement(g, start, end, URIRef(stream.strip("<>")), i,
+                                          URIRef(name.strip("<>")) if name else None))
         except (KeyError, TypeError, ValueError) as e:
             raise StreamError(f"expected an object with stream, start, end, triples ({e})", name, i + 1, 1) from None
     return check_elements(elements, name)
