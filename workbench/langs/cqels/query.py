@@ -286,7 +286,7 @@ def with_until(query: CqelsQuery, until: Any) -> CqelsQuery:
     if not isinstance(query, CqelsQuery):
         query = CqelsQuery(query)
     if isinstance(until, bool) or not isinstance(until, int) or until < 0:
-        raise InputError(f"--until needs an integer >= 0, got {until!r}", "--until")
+        raise InputError(f"needs an integer >= 0, got {until!r}", "--until")
     return dataclasses.replace(query, until=until)
 
 
