@@ -373,6 +373,7 @@ def test_simplifications_are_strictly_smaller_and_parse():
             "  WINDOW :V { ?x :p ?v . }\n  SEQ(:W, !:V)\n  ?x (:p/[^:q])* ?t .\n  FILTER(?x != :c && ?t != :d)\n}\n")
     cands = [L.parse(c) for c in simplifications(text)]
     assert all(c.until == 9 for c in cands)
+    assert any(c.static is None and c.query == L.parse(text).query for c in cands)                # D dropped
     assert any(c.static is not None and c.static.is_constant for c in cands)                  # a version dropped
     assert any(len(c.query.windows) == 1 for c in cands) and any(not c.query.static for c in cands)
     assert any(c.query.windows and c.query.windows[0].spec == A.RangeWindow(4) for c in cands)

@@ -12,7 +12,7 @@ measure).  Candidates, biggest cuts first:
 * a static pattern dropped; a path replaced by a sub-path (an operand of ``/ |``, the operand of ``* + ?``, the
   test of ``axis::[e]`` dropped to the bare axis);
 * a top-level FILTER dropped, or replaced by an operand of ``&& || !``; ``SELECT`` widened to ``*``;
-* then the static data: one triple dropped, or a later version dropped.
+* then the static data: all of it dropped, a later version dropped, or one triple dropped.
 
 After a cut, SELECT variables, FILTERs and windows that are no longer in scope or used are pruned.  Candidates are
 produced on the AST and rendered with the static data and horizon as comment lines
@@ -225,10 +225,13 @@ def ast_simplifications(q: A.Query) -> Iterator[A.Query]:
 
 
 def static_simplifications(static: Any) -> Iterator[Any]:
-    """Static data with one triple dropped from one version, or with a later version dropped (None when empty)."""
+    """No static data at all (None); static data with a later version dropped; with one triple dropped from one
+    version."""
     if static is None:
         return
     from ceplab.semantics.cqels.streams import StaticData
+
+    yield None
 
     vs = [(v.since, sorted(v.triples, key=lambda t: tuple(str(x) for x in t))) for v in static.versions]
     for k in range(1, len(vs)):
