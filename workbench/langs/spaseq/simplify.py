@@ -10,7 +10,7 @@ are skipped by the shrinker.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from typing import Iterator
 
 from ceplab.semantics.spaseq import ast as A
 
