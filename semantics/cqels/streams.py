@@ -315,6 +315,12 @@ def parse_static(text: str, file: Optional[str] = None, fmt: str = "turtle") -> 
             if gid is not None and gid != default_id and str(gid) != "urn:x-rdflib:default":
                 raise StreamError(f"named graph {gid.n3()} in Turtle static data: write a TriG file for static data "
                                   "that changes over time", file)
+            for t in (s, p, o):
+                try:
+                    nt_term(t)
+                except Exception:  # noqa: BLE001 - rdflib raises a bare Exception for IRIs it cannot serialise
+                    raise StreamError(f"{str(t)[:60]!r} is not a valid IRI (spaces, quotes, backslashes, braces or "
+                                      "angle brackets are not allowed in IRIs)", file) from None
             triples.append((s, p, o))
         return _static_from_versions([(0, triples)], file, text)
     if fmt != "trig":
