@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ceplab.workbench import cli
+from textmutants import mutate
 
 HERE = Path(__file__).resolve().parent
 runner = CliRunner()
@@ -42,27 +43,6 @@ def test_run_and_compare_running_example(files):
     assert r.exit_code == 0 and json.loads(r.stdout)["agree"] is True, r.output
 
 
-def _mutate(text: str, op: int, tokens: bool, rng: random.Random) -> str:
-    """``text`` with one character or token deleted (op 0), inserted (1) or duplicated (2)."""
-    if not tokens:
-        k = rng.randrange(len(text) + 1)
-        if op == 0:
-            return text[:k] + text[k + 1:]
-        if op == 1:
-            return text[:k] + rng.choice(list("{}()[]<>.;,:\"'\\#@?!+*/|^= aZ09\né")) + text[k:]
-        j = min(len(text), k + rng.randrange(1, 10))
-        return text[:j] + text[k:j] + text[j:]
-    toks = [t for t in text.replace("\n", " \n ").split(" ") if t]
-    k = rng.randrange(len(toks))
-    if op == 0:
-        del toks[k]
-    elif op == 1:
-        toks.insert(k, rng.choice(toks))
-    else:
-        toks.insert(k, toks[k])
-    return " ".join(toks).replace(" \n ", "\n")
-
-
 @pytest.mark.parametrize("target", ["query", "stream", "static"])
 def test_mutants_exit_cleanly(files, target):
     """1,000 mutants of each input, a third each with characters or tokens deleted, inserted or duplicated."""
@@ -74,7 +54,7 @@ def test_mutants_exit_cleanly(files, target):
     for i in range(1000):
         text = original
         for _ in range(rng.choice([1, 1, 2])):
-            text = _mutate(text, i % 3, bool(i % 2), rng)
+            text = mutate(text, i % 3, bool(i % 2), rng)
         path.write_text(text, encoding="utf-8")
         r = invoke("run", "cqels", q, s, "--static", d, "--engine", "--json")
         tb = "".join(traceback.format_exception(*r.exc_info)) if r.exc_info and r.exit_code not in (0, 2) else ""
