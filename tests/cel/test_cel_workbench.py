@@ -50,3 +50,16 @@ def test_shrink_injected_fault_with_real_cel():
     assert fails(small.query, small.stream)
     assert len(small.stream) == 1 and small.steps > 0
     assert len(small.query) < len(query)
+
+
+def test_plugin_parse_is_memoised_and_errors_are_not():
+    """The plugin's parse returns the same immutable AST for the same text; a bad text raises every time."""
+    from ceplab.semantics.errors import ParseError
+    from ceplab.workbench.langs.cel import LANGUAGE
+
+    text = "A AS a ; B AS b WITHIN 5"
+    first = LANGUAGE.parse(text)
+    assert LANGUAGE.parse(text) is first
+    for _ in range(2):
+        with pytest.raises(ParseError):
+            LANGUAGE.parse("A AS a ; ; B")

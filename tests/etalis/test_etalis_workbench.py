@@ -335,3 +335,19 @@ def test_declared_policy_is_honoured_and_reported(tmp_path):
     assert "has no such policy" in text and len([r for r in out["results"] if r[0] == "e"]) == 3
     out, text = run("recent_2", "--set", "policy=chronological")   # explicit --set wins, reported
     assert ["e", 1, 6] in out["results"] and "overrides" in text
+
+
+def test_plugin_parse_is_memoised_and_errors_are_not():
+    """A differential case parses its query more than once; the plugin's parse returns the same immutable AST for
+    the same text, and a bad text raises every time (issue: cheaper differential cases)."""
+    from ceplab.semantics.errors import ParseError
+    from ceplab.semantics.etalis.parser import parse
+    from ceplab.workbench.langs.etalis import LANGUAGE
+
+    text = "d(X) <- a(X) seq b(X).\n"
+    first = LANGUAGE.parse(text)
+    assert LANGUAGE.parse(text) is first and first == parse(text)
+    assert LANGUAGE.parse(text, "other.event") == first
+    for _ in range(2):
+        with pytest.raises(ParseError):
+            LANGUAGE.parse("d(X) <- a(X) seq .\n")

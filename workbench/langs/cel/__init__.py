@@ -13,6 +13,8 @@ Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
 from __future__ import annotations
 
+import functools
+
 import random
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,11 @@ from ceplab.workbench.shrink import drop_events
 _PARSE_ALL = Options(nested_strategies="compositional")
 
 
+@functools.lru_cache(maxsize=512)
 def _parse(text: str, file: str | None = None) -> Any:
+    """:func:`ceplab.semantics.cel.parser.parse` with every nested strategy accepted, memoised on ``(text, file)``:
+    the AST is immutable, and a differential case parses its query more than once (the generator's validity
+    check, the comparison).  Errors are not memoised (they are raised again)."""
     from ceplab.semantics.cel.parser import parse
 
     return parse(text, file, options=_PARSE_ALL)

@@ -37,6 +37,8 @@ Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 """
 from __future__ import annotations
 
+import functools
+
 import bisect
 import dataclasses
 import json
@@ -60,7 +62,11 @@ POLICIES = ("chronological", "recent", "recent_lifo")
 
 
 # ----------------------------------------------------------------------------- parsing
+@functools.lru_cache(maxsize=512)
 def _parse(text: str, file: str | None = None) -> Any:
+    """:func:`ceplab.semantics.etalis.parser.parse`, memoised on ``(text, file)``: the AST is immutable, and a
+    differential case parses its query more than once (the generator's validity check, the comparison); the Earley
+    parse is most of a fuzz case's time otherwise.  Errors are not memoised (they are raised again)."""
     from ceplab.semantics.etalis.parser import parse
 
     return parse(text, file)
