@@ -230,16 +230,23 @@ def run(ctx: typer.Context,
                                     "(default)"),
         sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE (repeatable)"),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
+        show_stats: bool = typer.Option(False, "--stats", help="with --oracle: print the oracle's ground "
+                                        "rules and atoms, grounding and solving time and solve calls"),
         json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Evaluate a query on a stream with the oracle or the engine.
 
-    The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``.
+    The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``. ``--stats``
+    (with ``--oracle``) adds the oracle's :class:`ceplab.asp.oracle.Stats`, also when it is undecided:
+    a ``stats`` object in the JSON output, a ``stats:`` line otherwise.
     """
     from ceplab.workbench.compare import run_engine, run_oracle, sort_json
 
     if oracle and engine:
         raise _bad_input("ceplab: choose one of --oracle and --engine")
+    if show_stats and not oracle:
+        raise _bad_input("ceplab: --stats reports the oracle's grounding and solving; use it with --oracle")
     L = _lang(lang)
+    stats = None
     try:
         q, text, s, options = _load(L, query, stream, sets)
         q = _language_inputs(L, q, list(ctx.args))
@@ -263,6 +270,8 @@ def run(ctx: typer.Context,
                "path": path}
         if undecided is not None:
             obj["undecided"] = undecided
+        if show_stats:
+            obj["stats"] = _stats_json(stats)
         _emit_json(obj)
     else:
         if undecided is not None:
@@ -276,8 +285,23 @@ def run(ctx: typer.Context,
             else:
                 for j in sort_json(L.result_to_json(r) for r in results):
                     out.print(f"  {json.dumps(j)}", markup=False)
+        if show_stats:
+            st = _stats_json(stats)
+            out.print("stats: " + (", ".join(f"{k} {v}" for k, v in st.items()) if st else "none reported"),
+                      markup=False)
     if undecided is not None:
         raise typer.Exit(3)
+
+
+def _stats_json(stats: Any) -> dict[str, Any]:
+    """An oracle's statistics (:class:`ceplab.asp.oracle.Stats`, or a dict) as a JSON object with the ground size;
+    ``{}`` when the oracle reported none."""
+    if stats is None:
+        return {}
+    d = dict(stats) if isinstance(stats, dict) else dict(stats.to_json())
+    if "ground_rules" in d and "atoms" in d:
+        d["ground_size"] = d["ground_rules"] + d["atoms"]
+    return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
 
 
 # ----------------------------------------------------------------------------- compare

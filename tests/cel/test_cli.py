@@ -53,6 +53,26 @@ def test_run_oracle_json(case):
     assert obj["evaluator"] == "oracle" and obj["results"] == [[1, 2], [1, 8], [5, 8]]
 
 
+def test_run_oracle_stats(case, tmp_path):
+    """``--stats``: the oracle's ground size, grounding and solving time, in JSON and in text; a larger stream
+    grounds more; without ``--oracle`` it is a usage error (exit 2)."""
+    q, s = case
+    r = invoke("run", "cel", q, s, "--oracle", "--stats", "--json")
+    assert r.exit_code == 0, r.output
+    st = json.loads(r.stdout)["stats"]
+    assert st["calls"] >= 1 and st["ground_rules"] > 0 and st["atoms"] > 0
+    assert st["ground_size"] == st["ground_rules"] + st["atoms"] and st["ground_seconds"] >= 0
+    twice = tmp_path / "twice.jsonl"
+    lines = s.read_text().splitlines()
+    twice.write_text("".join(json.dumps({**json.loads(x), "time": i}) + "\n" for i, x in enumerate(lines + lines)))
+    r2 = invoke("run", "cel", q, twice, "--oracle", "--stats", "--json")
+    assert json.loads(r2.stdout)["stats"]["atoms"] > st["atoms"]
+    text = invoke("run", "cel", q, s, "--oracle", "--stats")
+    assert text.exit_code == 0 and f"ground_size {st['ground_size']}" in text.output
+    bad = invoke("run", "cel", q, s, "--stats")
+    assert bad.exit_code == 2 and "--oracle" in bad.output
+
+
 def test_run_text_names_the_engine_path(case):
     q, s = case
     r = invoke("run", "cel", q, s)
