@@ -623,12 +623,18 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
                                         help="folder for fuzz Parquet files and reproducers"),
            engine_time: float = _ENGINE_TIME,
            engine_memory: int = _ENGINE_MEMORY,
+           langs: List[str] = typer.Option([], "--lang", help="only this language (repeatable; default: "
+                                           "every registered one)"),
            json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """The main job: every language on its bundled real streams and paper cases, plus a Spark
     fuzz campaign; one table; exit 1 on any disagreement or engine limit."""
     from ceplab.workbench import language
 
-    _require_java()
+    names = list(langs) or language.names()
+    for name in names:
+        _lang(name)                 # an unknown name is a usage error before anything runs
+    if cases > 0:
+        _require_java()
     from ceplab.workbench.compare import default_limits
     from ceplab.workbench.limits import EngineLimits
 
@@ -641,7 +647,7 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
     t_all = time.perf_counter()
     spark = None
     try:
-        for name in language.names():
+        for name in names:
             L = _lang(name)
             r, d = real_data_check(L, limits, progress=True, engine_limits=elimits)
             rows.append(r)

@@ -96,6 +96,33 @@ class Peer:
 
 
 @dataclass(frozen=True)
+class Mutant:
+    """One planted semantic bug in a language's engine (``ceplab bench mutants``, :mod:`ceplab.workbench.mutants`):
+    the text ``old``, which must occur exactly once in ``file``, is replaced by ``new`` in a temporary copy of the
+    engine; the oracle is never touched.
+
+    Attributes:
+        name: a short identifier, unique within the language (``window-off-by-one``).
+        kind: the kind of bug (``window``, ``selection``, ``filter``, ``ties``, ``consumption``, ``gc``, ``switch``,
+            ``operator``, ...).
+        file: the engine file, relative to the ``engine`` package (``cel/automaton.py``).
+        old: the exact original text (one occurrence).
+        new: its replacement.
+        description: what the mutant changes, in the semantics' terms.
+        exposes: an input that exposes it (query and stream in a line), or, for a mutant no check can kill, why
+            it is equivalent; shown beside survivors.
+    """
+
+    name: str
+    kind: str
+    file: str
+    old: str
+    new: str
+    description: str
+    exposes: str = ""
+
+
+@dataclass(frozen=True)
 class PaperFormat:
     """How a language's worked examples are written in ``papers-check/<lang>/*.json``
     (:mod:`ceplab.workbench.papers` reads the layouts; these members fill in what is language-specific).
@@ -188,6 +215,8 @@ class Language:
             note is printed so no choice is silent. None when query files set none.
         peers: external engines by name (:class:`Peer`).
         benchmark: ``() -> ceplab.workbench.bench.Benchmark``, or None.
+        mutants: ``() -> tuple of Mutant``: the planted engine bugs of ``ceplab bench mutants`` (at least 10 per
+            language), or None.
     """
 
     name: str
@@ -219,6 +248,7 @@ class Language:
     declared_options: Callable[[Query, Options, set[str], str | None], tuple[Options, list[str]]] | None = None
     peers: Mapping[str, Peer] = field(default_factory=dict)
     benchmark: Callable[[], Any] | None = None
+    mutants: Callable[[], tuple[Mutant, ...]] | None = None
 
     def __post_init__(self) -> None:
         if (self.result_end is None) == (self.result_positions is None):
@@ -296,5 +326,5 @@ def package_data(module_file: str, *parts: str) -> Path:
     return Path(module_file).resolve().parent.joinpath(*parts)
 
 
-__all__ = ["ENTRY_POINT_GROUP", "Evaluator", "Strategies", "Input", "Peer", "PaperFormat", "Language",
+__all__ = ["ENTRY_POINT_GROUP", "Evaluator", "Strategies", "Input", "Peer", "Mutant", "PaperFormat", "Language",
            "RealCase", "RegistryError", "names", "get", "languages", "add", "remove"]

@@ -225,17 +225,24 @@ def test_papers_check_json():
     assert r.exit_code == 2 and "no papers-check cases named 'nosuchpaper'" in r.stderr
 
 
-@pytest.mark.skipif(not cli.java_available(), reason="no java")
 def test_verify_without_spark(monkeypatch):
+    """``--cases 0`` needs no Spark (nor Java); ``--lang`` restricts the run to one language."""
     import ceplab.workbench.langs.cel.data as D
     from ceplab.semantics.events import Stream
 
     monkeypatch.setattr(D, "real_cases", lambda: [
         ("tiny", "MAX((A AS a)+ ; B AS b WITHIN 3)", Stream.of("AABAB"))])
-    r = invoke("verify", "--cases", "0", "--json")
+    monkeypatch.setattr(cli, "java_available", lambda: False)
+    r = invoke("verify", "--cases", "0", "--lang", "cel", "--json")
     assert r.exit_code == 0, r.output
     obj = json.loads(r.stdout)
     checks = {(row["lang"], row["check"]): row for row in obj["rows"]}
+    assert set(checks) == {("cel", "real data"), ("cel", "paper cases")}
     assert checks[("cel", "real data")]["agree"] == 1
     assert checks[("cel", "paper cases")]["disagree"] == 0
     assert obj["total"]["cases"] == sum(row["cases"] for row in obj["rows"])
+
+
+def test_verify_unknown_language():
+    r = invoke("verify", "--cases", "0", "--lang", "nosuch")
+    assert r.exit_code == 2 and "unknown language 'nosuch'" in r.stderr
