@@ -494,16 +494,35 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
 # ----------------------------------------------------------------------------- bench
 @app.command()
 def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmark (default: every language "
-                                              "that has one)"),
+                                              "that has one), or 'mutants'"),
+          target: Optional[str] = typer.Argument(None, help="with 'mutants': the language (default: every "
+                                                 "language that declares mutants)"),
           json_out: bool = typer.Option(False, "--json", help="print one JSON object per benchmark"),
           peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine"),
           quick: bool = typer.Option(False, "--quick", help="small sizes only"),
           full: bool = typer.Option(False, "--full", help="the whole grid (n up to 10^6; about 10 minutes "
                                     "per language)"),
-          seed: Optional[int] = typer.Option(None, "--seed", help="workload seed")) -> None:
-    """Benchmarks with printed tables: the languages' workloads on the shared harness."""
+          seed: Optional[int] = typer.Option(None, "--seed", help="workload seed"),
+          checks: str = typer.Option("fuzz,long,verify", "--checks", help="mutants: the checks, comma-separated "
+                                     "(fuzz, long, verify, tests)"),
+          mutant: List[str] = typer.Option([], "--mutant", help="mutants: only this mutant (repeatable)"),
+          cases: Optional[int] = typer.Option(None, "--cases", min=1, help="mutants: fuzz cases (default 600)"),
+          master: str = typer.Option("local[1]", "--master", help="mutants: Spark master of the fuzz checks")
+          ) -> None:
+    """Benchmarks with printed tables: the languages' workloads on the shared harness.
+
+    ``ceplab bench mutants [LANG]`` plants each of the language's engine mutants in a temporary copy of the
+    engine and reports which checks kill it (:mod:`ceplab.workbench.mutants`).
+    """
     from ceplab.workbench import language
     from ceplab.workbench.bench import BenchRequest, run as run_bench
+
+    if name == "mutants":
+        _bench_mutants(target, [c.strip() for c in checks.split(",") if c.strip()], mutant, cases, master,
+                       json_out)
+        return
+    if target is not None:
+        raise _bad_input(f"ceplab: bench {name} takes no second argument (only 'bench mutants LANG' does)")
 
     benchmarks = {L.name: L.benchmark() for L in language.languages() if L.benchmark is not None}
     try:
@@ -512,6 +531,43 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
     except CeplabError as e:
         raise _fail(e)
     raise typer.Exit(int(code or 0))
+
+
+def _bench_mutants(target: Optional[str], checks: list[str], only: list[str], cases: Optional[int], master: str,
+                   json_out: bool) -> None:
+    """``ceplab bench mutants [LANG]``: exit 0 when every check ran, 1 when a mutant survived every check or a
+    baseline check failed, 2 on bad input."""
+    from ceplab.workbench import language, mutants as M
+
+    langs = [_lang(target)] if target else [L for L in language.languages() if L.mutants is not None]
+    if target and langs[0].mutants is None:
+        raise _bad_input(f"ceplab: language {target!r} declares no mutants")
+    bad = [c for c in checks if c not in M.CHECKS]
+    if bad or not checks:
+        raise _bad_input(f"ceplab: unknown check(s) {', '.join(bad) or '(none given)'}; known: "
+                         f"{', '.join(M.CHECKS)}")
+    if any(c in ("fuzz", "long") for c in checks):
+        _require_java()
+    results = []
+    failed = False
+    for L in langs:
+        ms = L.mutants()
+        if only:
+            unknown = sorted(set(only) - {m.name for m in ms})
+            if unknown and target:
+                raise _bad_input(f"ceplab: {L.name} has no mutant {', '.join(unknown)}; known: "
+                                 f"{', '.join(m.name for m in ms)}")
+            ms = tuple(m for m in ms if m.name in only)
+        reps = M.run_mutants(L, ms, checks, master=master, cases=cases,
+                             progress=None if json_out else (lambda t: err.print(t, markup=False)))
+        s = M.summary(reps)
+        failed |= bool(s["survivors"] or s["errors"]) or any(v["baseline"] != "pass" for v in s["by_check"].values())
+        results.append({"lang": L.name, "summary": s, "mutants": [r.to_json() for r in reps]})
+        if not json_out:
+            M.render(reps, out)
+    if json_out:
+        _emit_json({"bench": "mutants", "checks": checks, "languages": results})
+    raise typer.Exit(1 if failed else 0)
 
 
 # ----------------------------------------------------------------------------- languages

@@ -65,6 +65,13 @@ _COUNTERS = {"agree": "agree", "disagree": "disagree", "undecided": "undecided",
 
 
 # ----------------------------------------------------------------------------- session
+def worker_pythonpath(pp: str) -> str:
+    """The ``PYTHONPATH`` of Spark's Python workers: the caller's entries first (they win, e.g. the mutated engine
+    tree of :mod:`ceplab.workbench.mutants`), then the project root (a source checkout run without installing)."""
+    parts = [x for x in pp.split(os.pathsep) if x]
+    return os.pathsep.join(parts if str(PROJECT_ROOT) in parts else parts + [str(PROJECT_ROOT)])
+
+
 def spark_session(master: str = "local[*]", app: str = "ceplab") -> Any:
     """A quiet, small Spark session (created or reused).
 
@@ -75,9 +82,7 @@ def spark_session(master: str = "local[*]", app: str = "ceplab") -> Any:
     warnings.filterwarnings("ignore", category=UserWarning, module=r"pyspark.*")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    pp = os.environ.get("PYTHONPATH", "")
-    if str(PROJECT_ROOT) not in pp.split(os.pathsep):
-        os.environ["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT)] + ([pp] if pp else []))
+    os.environ["PYTHONPATH"] = worker_pythonpath(os.environ.get("PYTHONPATH", ""))
     local = master.startswith("local")
     if local:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

@@ -142,6 +142,12 @@ def _event_row(e: Any) -> tuple[int, str, dict]:
     return e.time, e.type, e.attrs
 
 
+def _mutants() -> tuple:
+    from ceplab.workbench.langs.cel.mutants import mutants
+
+    return mutants()
+
+
 def _benchmark() -> Any:
     from ceplab.workbench.langs.cel.bench import BENCHMARK
 
@@ -176,4 +182,5 @@ LANGUAGE = Language(
     paper_format=PaperFormat(with_strategy=_with_strategy, parse_unchecked=_parse_unchecked,
                              unchecked_note="not strongly well-formed, finite-word semantics (docs/semantics/cel.md#cel-G2/#cel-G3)"),
     benchmark=_benchmark,
+    mutants=_mutants,
 )
