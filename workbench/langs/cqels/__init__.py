@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import bisect
 import random
+from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 from rdflib import URIRef
@@ -54,7 +55,7 @@ from ceplab.workbench.langs.cqels.query import (CqelsQuery, parse_query, render_
                                                 with_static, with_until)
 from ceplab.workbench.langs.cqels.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                   stream_to_json)
-from ceplab.workbench.language import Input, Language
+from ceplab.workbench.language import Input, Language, PaperFormat
 
 __all__ = ["LANGUAGE", "CqelsQuery", "OrderedEvaluator", "CLOCK", "result_positions"]
 
@@ -81,8 +82,6 @@ def parse_file(path: Any) -> CqelsQuery:
     Raises:
         ceplab.semantics.errors.ParseError: also for an unreadable file.
     """
-    from pathlib import Path
-
     from ceplab.semantics.errors import ParseError
 
     try:
@@ -235,6 +234,13 @@ def _case_extras(text: str) -> dict | None:
         return None
 
 
+def _papers() -> PaperFormat:
+    """How ``papers-check/cqels/*.json`` writes streams and expected answers (:mod:`.papers`)."""
+    from ceplab.workbench.langs.cqels import papers as P
+
+    return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND)
+
+
 def _real_cases() -> list:
     from ceplab.workbench.langs.cqels.data import real_cases
 
@@ -263,6 +269,8 @@ LANGUAGE = Language(
     simplify=_simplify,
     case_extras=_case_extras,
     real_cases=_real_cases,
+    papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cqels",
+    paper_format=_papers(),
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),
