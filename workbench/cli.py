@@ -409,6 +409,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
          timeout: float = typer.Option(20.0, "--timeout", help="oracle time limit per case (s)"),
          engine_time: float = _ENGINE_TIME,
          engine_memory: int = _ENGINE_MEMORY,
+         coverage: bool = typer.Option(False, "--coverage", help="print how often each switch value, query "
+                                       "construct and stream feature was drawn (always in summary.json)"),
          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
                                              help="inject an engine fault: drop|duplicate|late|"
                                                   "loop|hog|refuse")
@@ -433,6 +435,9 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)
     rows = [s.to_json() for s in summaries]
+    if not coverage:
+        for r in rows:
+            r.pop("coverage", None)
     if json_out:
         _emit_json({"seed": seed, "cases": cases, "length": length, "languages": rows,
                     "disagree": sum(r["disagree"] for r in rows),
@@ -445,6 +450,11 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                       f"generation, Parquet output and shrinking {r['total_seconds']:.1f} s; "
                       f"output in {r['out']}", markup=False)
             _print_refusals(r)
+        if coverage:
+            from ceplab.workbench.coverage import render as render_coverage
+
+            for s in summaries:
+                render_coverage(s.lang, s.coverage, s.cases, out)
         for s in summaries:
             for p in s.reproducers:
                 out.print(f"reproducer: {p}", markup=False)

@@ -222,15 +222,21 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
     from ceplab.workbench import language
     from ceplab.workbench.compare import compare, engine_refusal, options_to_json, sort_json
 
+    from ceplab.workbench.coverage import case_features
+
     lang = faulty_language(language.get(lang_name), fault)
     qtext, stream, options = lang.random_case(case_rng(seed, lang_name, case_id), length)
     row: dict[str, Any] = {"case_id": case_id, "verdict": "agree", "oracle_seconds": 0.0,
                            "engine_seconds": 0.0, "oracle_count": None, "engine_count": None,
                            "query": qtext}
+    query = None
     try:
         query = lang.parse(qtext)
+        row["features"] = case_features(lang, query, stream, options)
         rep = compare(lang, query, stream, options, _limits(limits_kw), _engine_limits(engine_kw))
     except InputError as e:
+        if "features" not in row:
+            row["features"] = case_features(lang, query, stream, options)
         why = f"{type(e).__name__}: {e}"
         if engine_refusal(e):
             row.update(verdict="engine_refusal", refusal=why)
@@ -322,6 +328,7 @@ class FuzzSummary:
     reproducers: list[str] = field(default_factory=list)
     shrink_errors: list[str] = field(default_factory=list)
     complete: bool = False
+    coverage: dict = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list, repr=False)
 
     @property
@@ -479,9 +486,13 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
 
 def count_rows(summ: FuzzSummary, rows: list[dict]) -> None:
     """Fill ``summ``'s counts (and refusal examples) from a campaign's rows."""
+    from ceplab.workbench import language
+    from ceplab.workbench.coverage import tally
+
     rows.sort(key=lambda r: r["case_id"])
     summ.rows = rows
     summ.cases = len(rows)
+    summ.coverage = tally(language.get(summ.lang).options, (r.get("features", ()) for r in rows))
     for r in rows:
         key = _COUNTERS[r["verdict"]]
         setattr(summ, key, getattr(summ, key) + 1)

@@ -160,10 +160,14 @@ def test_toy_language_runs_and_compares(toy_env):
 @pytest.mark.skipif(shutil.which("java") is None, reason="PySpark needs Java 17+ and no 'java' is on the PATH")
 def test_toy_language_is_fuzzed(toy_env, tmp_path):
     r = _ceplab(toy_env, "fuzz", "toy", "--cases", "12", "--length", "4", "--master", "local[1]",
-                "--out", str(tmp_path), "--json")
+                "--out", str(tmp_path), "--json", "--coverage")
     assert r.returncode == 0, r.stdout + r.stderr
     (row,) = json.loads(r.stdout)["languages"]
     assert (row["lang"], row["cases"], row["agree"]) == ("toy", 12, 12)
+    # --coverage: what the campaign drew, counted per case (also in summary.json)
+    assert row["coverage"]["stream:events=1-6"] == 12
+    assert any(k.startswith("op:") for k in row["coverage"])
+    assert json.loads((tmp_path / "toy" / "summary.json").read_text())["coverage"] == row["coverage"]
     # the campaign catches a wrong engine: the injected fault drops the first result of each case
     r = _ceplab(toy_env, "fuzz", "toy", "--cases", "12", "--length", "4", "--master", "local[1]",
                 "--out", str(tmp_path), "--json", "--inject-fault", "drop")
