@@ -241,6 +241,12 @@ def _real_cases() -> list:
     return real_cases()
 
 
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.cqels.bench import BENCHMARK
+
+    return BENCHMARK
+
+
 LANGUAGE = Language(
     name="cqels",
     paper=PAPER,
@@ -263,6 +269,7 @@ LANGUAGE = Language(
     simplify=_simplify,
     case_extras=_case_extras,
     real_cases=_real_cases,
+    benchmark=_benchmark,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),
