@@ -184,6 +184,9 @@ def test_tables_are_printed(quick_json):
 def test_grids():
     q, d, f = BC.make_grid("quick"), BC.make_grid("default"), BC.make_grid("full")
     assert max(c[3] for c in q.cells) <= 2000
+    assert all(len(set(g.cells)) == len(g.cells) for g in (q, d, f)), "no cell is measured twice"
+    assert {(c[2], c[3]) for c in f.cells if c[:2] == ("NEG", 100)} == {(g, n) for g in BC.GAPS for n in
+                                                                      (10_000, 100_000)} | {(1, 1_000_000)}
     assert {c[3] for c in d.cells} == {10_000, 100_000} and 1_000_000 in {c[3] for c in f.cells}
     assert {c[1] for c in d.cells if c[0] == "NEG" and c[2] == 1} == {10, 30, 100, 300, 1000}
     assert {c[2] for c in d.cells if c[1] == 100} == set(BC.GAPS)

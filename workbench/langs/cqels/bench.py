@@ -219,7 +219,7 @@ def make_grid(kind: str = "default") -> Grid:
     gap_ns = (10_000, 100_000) if kind == "full" else (10_000,)
     cells = tuple(("NEG", r, 1, 10_000) for r in (10, 30, 100, 300, 1000)) + tuple(("NEG", 100, 1, n) for n in big)
     for n in gap_ns:
-        cells += tuple(("NEG", 100, g, n) for g in GAPS if (g, n) != (1, 10_000))
+        cells += tuple(("NEG", 100, g, n) for g in GAPS[1:])     # gap 1: the RANGE sweep's and big rows
         cells += tuple(("NEG", 100 * g, g, n) for g in GAPS[1:])
     cells += tuple((wl, 100, 1, 10_000) for wl in others)
     return Grid(kind, cells, (100, 1000, 10_000, 100_000), PATH_STREAM, "whole",
