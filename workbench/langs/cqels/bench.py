@@ -467,15 +467,14 @@ def real_rows(kind: str, repeats_for_n: Callable[[int], int]) -> list[dict]:
     """The bundled weather queries on the engine: over the whole dataset each reads (``kind = "whole"``) or over
     their bundled slice (``"slices"``); elements/s, answers (CPU time of this thread, as the stream rows)."""
     from ceplab.workbench.langs.cqels import data as D
-    from ceplab.workbench.langs.cqels import parse
-    from ceplab.workbench.langs.cqels.query import resolve
+    from ceplab.workbench.langs.cqels.query import parse_query, resolve
 
     rows = []
     for p in D.query_files():
         text = p.read_text(encoding="utf-8")
         name, first, last = D.stream_spec(text)
         els = D.elements_for_spec(name) if kind == "whole" else D.elements_for_spec(name, first, last)
-        cq = resolve(parse(text, str(p)), Options())
+        cq = resolve(parse_query(text, str(p)), Options())
         fac = engine_factory(cq.query, Options(), cq.static)
         n = len(els)
         c, answers, nonempty = timed_run(fac, n, lambda lo, hi, els=els: [els[lo:hi]], repeats_for_n(n))
