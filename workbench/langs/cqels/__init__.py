@@ -247,6 +247,12 @@ def _real_cases() -> list:
     return real_cases()
 
 
+def _benchmark() -> Any:
+    from ceplab.workbench.langs.cqels.bench import BENCHMARK
+
+    return BENCHMARK
+
+
 LANGUAGE = Language(
     name="cqels",
     paper=PAPER,
@@ -271,6 +277,7 @@ LANGUAGE = Language(
     real_cases=_real_cases,
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cqels",
     paper_format=_papers(),
+    benchmark=_benchmark,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),
