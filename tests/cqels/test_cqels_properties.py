@@ -329,11 +329,11 @@ def _compatible(m1: dict, m2: dict) -> bool:
 
 
 def raw_then_clip(items, T: int, es, t: int, o: Options, tail: str = "raw") -> frozenset[Answer]:
-    """``[[SEQ(items), t]]`` of one ``RANGE T`` window evaluated the way P4 allows: every order test on the *raw*
-    intervals of the elements in the window, the hull clipped to ``[t - T, t]`` only on output.  ``items``: BGPs
-    and at most one ``Neg`` (head: NO_HEAD, ``d < a``; middle: SEQ_WO under ``o.wo_bounds``; tail: NO_TAIL with the
-    raw ``d <= t``, the reading P4 says differs)."""
-    vis = [e for e in es if arrival(e, o) <= t and e.end >= t - T]
+    """``[[SEQ(items), t]]`` of one ``RANGE T`` window on ``:s1`` evaluated the way P4 allows: every order test on
+    the *raw* intervals of the elements in the window, the hull clipped to ``[t - T, t]`` only on output.  ``items``:
+    BGPs and at most one ``Neg`` (head: NO_HEAD, ``d < a``; middle: SEQ_WO under ``o.wo_bounds``; tail: NO_TAIL with
+    the raw ``d <= t``, the reading P4 says differs)."""
+    vis = [e for e in es if e.stream == S1 and arrival(e, o) <= t and e.end >= t - T]
 
     def leaf(bgp):
         rows = {(tuple(sorted(m.items())), e.start, e.end) for e in vis for m in _bgp_matches(bgp, e.triples())}
