@@ -30,7 +30,9 @@ Encoding (docs/semantics/spaseq.md#spaseq-9)
   GRAPH), and each solution is returned as the extended row ``R u mu'``.  Generated per query: one rule
   per BGP (``tr``/``kb`` atoms with ``cp`` compatibility checks), two or three rules per FILTER (the
   projection of the row onto the filter's variables, the "keep if true" rule, the variable leaves), one
-  row-merge rule for AND/OPTIONAL.  Everything else (windows, the connectors with relevance and
+  row-merge rule for AND/OPTIONAL.  A join with a conjunctive side that holds GRAPH evaluates that side per
+  row of the other (its BGPs demanded with those rows as contexts), so background triple patterns are
+  grounded only for the values the event side bound (docs/semantics/spaseq.md#spaseq-9.3).  Everything else (windows, the connectors with relevance and
   contiguity scopes, Kleene grouping and the iteration connector, negation in both readings including
   a last negated element, optional, first_match disjunction, three-valued FILTER logic, term
   comparison) is the fixed program.
@@ -342,23 +344,27 @@ class _Compiler:
         raise UnsupportedError(f"oracle: not a BOp expression: {b!r}")
 
     # ---- graph patterns
-    def pattern(self, p: A.Pattern, gid: int, graph: Optional[URIRef]) -> int:
-        """Facts, generated rules and stages of pattern ``p`` of GPM ``gid`` (post-order); returns its id."""
+    def pattern(self, p: A.Pattern, gid: int, graph: Optional[URIRef], dem: Optional[str] = None) -> int:
+        """Facts, generated rules and stages of pattern ``p`` of GPM ``gid`` (post-order); returns its id.
+
+        ``dem`` is the key of the (context row, event) pairs the pattern's BGPs are evaluated on: None for the
+        GPM's own demand ``gd(gid,R,E)``, ``s(a)`` inside the background side of a sideways join whose event
+        side is node ``a`` (:func:`_sideways`, docs/semantics/spaseq.md#spaseq-9.3)."""
         if isinstance(p, A.BGP):
             n = self.new()
-            self.part(n, self.bgp_rule(n, p, gid, graph)[0])
+            self.part(n, self.bgp_rule(n, p, gid, graph, dem)[0])
             self.stages.append([("pnode", [n]), (f"p{n}", [])])
             return n
         if isinstance(p, A.Graph):
             self.graphs.add(p.iri)
-            c = self.pattern(p.pattern, gid, p.iri)
+            c = self.pattern(p.pattern, gid, p.iri, dem)
             n = self.new()
             self.facts.append(f"pgraph({n},{c}).")
             self.stages.append([("pnode", [n])])
             return n
         if isinstance(p, A.Filter):
             fused = isinstance(p.pattern, A.BGP)
-            c = None if fused else self.pattern(p.pattern, gid, graph)
+            c = None if fused else self.pattern(p.pattern, gid, graph, dem)
             n = self.new()
             x, leaves = self.expr_root(p.expr, n)
             keyidx = self.key_of(p.expr, leaves)
@@ -366,7 +372,7 @@ class _Compiler:
             key = _key([f"Z{i}" for i in keyidx])
             if fused:
                 # Filter(expr, BGP) in one rule pair: the BGP's solutions are not kept on their own
-                head, body = self.bgp_rule(n, p.pattern, gid, graph)[1:]
+                head, body = self.bgp_rule(n, p.pattern, gid, graph, dem)[1:]
                 out = head[head.index(",E,") + 3:-1]
                 rules = [f"fdem({n},{self.key_at(out, keyidx)}) :- {body}.",
                          f"{head} :- {body}, tv({x},{self.key_at(out, keyidx)},t)."]
@@ -379,9 +385,19 @@ class _Compiler:
             self.part(n, "\n".join(rules))
             self.stages.append([("pnode", [n]), (f"p{n}", [])])
             return n
+        if isinstance(p, A.Join) and (_sideways(p.right) or _sideways(p.left)):
+            # the background side is evaluated per row of the other side (docs/semantics/spaseq.md#spaseq-9.3)
+            src, dst = (p.left, p.right) if _sideways(p.right) else (p.right, p.left)
+            a = self.pattern(src, gid, graph, dem)
+            self.stages.append([("pside", [a])])
+            b = self.pattern(dst, gid, graph, f"s({a})")
+            n = self.new()
+            self.facts.append(f"pjside({n},{a},{b}).")
+            self.stages.append([("pnode", [n])])
+            return n
         if isinstance(p, (A.Join, A.Union_, A.LeftJoin)):
-            a = self.pattern(p.left, gid, graph)
-            b = self.pattern(p.right, gid, graph)
+            a = self.pattern(p.left, gid, graph, dem)
+            b = self.pattern(p.right, gid, graph, dem)
             n = self.new()
             if isinstance(p, A.Join):
                 self.facts.append(f"pjoin({n},{a},{b}).")
@@ -420,12 +436,13 @@ class _Compiler:
             raise UnsupportedError(f"oracle: blank node {nt(t)} in a query pattern")
         return self.terms.add(t)
 
-    def bgp_rule(self, n: int, p: A.BGP, gid: int, graph: Optional[URIRef]) -> tuple[str, str, str]:
+    def bgp_rule(self, n: int, p: A.BGP, gid: int, graph: Optional[URIRef],
+                 dem: Optional[str] = None) -> tuple[str, str, str]:
         """``ps(n,R,E,R2) :- gd(G,R,E), <triples>, <compatibility with the context>.`` (the rule, its head
-        and its body)."""
+        and its body); ``G`` is ``gid`` or the demand key ``dem`` (:meth:`pattern`)."""
         cs = [f"C{i}" for i in range(self.n)]
         ys: dict[int, str] = {}
-        body = [f"gd({gid},{_row(cs)},E)"]
+        body = [f"gd({gid if dem is None else dem},{_row(cs)},E)"]
         for tp in p.triples:
             args = ",".join(self.pterm(x, ys) for x in (tp.s, tp.p, tp.o))
             body.append(f"tr(E,{args})" if graph is None else f"kb({self.terms.add(graph)},{args})")
@@ -503,6 +520,39 @@ class _Compiler:
         else:
             raise UnsupportedError(f"oracle: not an expression: {e!r}")
         return x
+
+
+def _conjunctive(p: A.Pattern) -> bool:
+    """Whether ``p`` is built from BGPs, Join and GRAPH only, with FILTERs that read only variables of their own
+    BGPs: then every solution binds every variable of ``p``, and evaluating ``p`` in a context that binds more
+    variables (``mu(P)``) selects exactly the solutions compatible with it."""
+    if isinstance(p, A.BGP):
+        return True
+    if isinstance(p, A.Join):
+        return _conjunctive(p.left) and _conjunctive(p.right)
+    if isinstance(p, A.Graph):
+        return _conjunctive(p.pattern)
+    if isinstance(p, A.Filter):
+        return _conjunctive(p.pattern) and A.expr_vars(p.expr) <= A.pattern_vars(p.pattern)
+    return False
+
+
+def _has_graph(p: A.Pattern) -> bool:
+    if isinstance(p, A.Graph):
+        return True
+    if isinstance(p, (A.Join, A.Union_, A.LeftJoin)):
+        return _has_graph(p.left) or _has_graph(p.right)
+    if isinstance(p, A.Filter):
+        return _has_graph(p.pattern)
+    return False
+
+
+def _sideways(p: A.Pattern) -> bool:
+    """Whether ``p``, one side of a ``Join``, is evaluated per row of the other side (docs/semantics/spaseq.md#spaseq-9.3):
+    a conjunctive pattern (:func:`_conjunctive`) that holds a GRAPH.  For such ``p``, ``[[R(Q)]] join [[R(p)]]`` is the
+    union over the rows ``mu1`` of ``[[R(Q)]]`` of ``[[mu1(p)]]`` extended by ``mu1``, so the background triple patterns
+    are grounded only for the values the event side bound, not for the whole background graph per event."""
+    return _has_graph(p) and _conjunctive(p)
 
 
 def _arith_leaves(e: A.Expr) -> int:

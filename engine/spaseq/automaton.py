@@ -129,6 +129,8 @@ class Automaton:
         N: the ``negend`` wait state when the last element is negated, else None.
         starts: the elements a match can start with (0, and 1 when element 0 is optional).
         usets: the distinct contiguity sets (index = ``WaitState.uset_key``).
+        leaves: the compiled GPMs.
+        memos: the GPM caches keyed by term ids (to clear when the term dictionary frees ids).
     """
     graph: Any
     elements: list
@@ -138,6 +140,7 @@ class Automaton:
     starts: tuple
     usets: list
     leaves: list = field(default_factory=list)
+    memos: list = field(default_factory=list)
 
 
 def _leaf_cost(p: A.Pattern) -> float:
@@ -351,7 +354,7 @@ def compile_automaton(query: A.Query, options: Options, terms: Terms, varindex: 
                 add(src, dst, U, op, P, j, el.conn, name)
         if mod == "?":
             add(src, dst, frozenset(), "eps", None, j, None)
-    return Automaton(g, elements, E, I, N, starts, usets, leaves)
+    return Automaton(g, elements, E, I, N, starts, usets, leaves, pc.memos)
 
 
 def _bop_text(b: A.BOp) -> str:

@@ -117,6 +117,8 @@ class Evaluator:
         query: the query AST (``ceplab.semantics.spaseq.ast.Query``).
         options: the semantic switches and the engine optimisation options.
         background: the background dataset ``D`` (``GRAPH <g>`` patterns); None is the empty dataset.
+        term_sweep_min: the term dictionary is swept (:meth:`_sweep_terms`) once it holds at least this many terms
+            more than after the previous sweep (a count of terms, >= 1).
 
     Attributes:
         automaton: the compiled :class:`ceplab.engine.spaseq.automaton.Automaton` (``automaton.graph`` is the
@@ -127,8 +129,13 @@ class Evaluator:
         UnsupportedError: see :func:`ceplab.engine.spaseq.automaton.compile_automaton`.
     """
 
-    def __init__(self, query: A.Query, options: Options = Options(), background: Optional[Background] = None
-                 ) -> None:
+    #: the default of ``term_sweep_min``
+    TERM_SWEEP_MIN = 4096
+
+    def __init__(self, query: A.Query, options: Options = Options(), background: Optional[Background] = None,
+                 term_sweep_min: int = TERM_SWEEP_MIN) -> None:
+        if term_sweep_min < 1:
+            raise ValueError(f"term_sweep_min must be >= 1, got {term_sweep_min}")
         self.query = query
         self.options = options
         self.terms = Terms()
@@ -143,6 +150,9 @@ class Evaluator:
         bg = background or Background()
         self.background = {iri: Index(bg.graph(iri), self.terms) for iri in sorted(graphs)}
         self.automaton: Automaton = compile_automaton(query, options, self.terms, self.varindex, self.background)
+        self.terms.pin()                 # the query's constants and the background stay encoded
+        self._sweep_min = term_sweep_min
+        self._sweep_at = len(self.terms) + term_sweep_min
         self.elements = self.automaton.elements
         self.m = len(self.elements)
         proj = A.projection(query)
@@ -218,6 +228,8 @@ class Evaluator:
             self._batch = {}
             self._cache = {}
             self._standalone = {}
+            if len(self.terms.ids) >= self._sweep_at:
+                self._sweep_terms()
         rec = EventRec(event, self.terms, self._evseq)
         self._evseq += 1
         lst = self._batch.get(rec.stream)
@@ -259,9 +271,42 @@ class Evaluator:
         return out
 
     def stats(self) -> dict:
-        """The counters plus ``stored`` (live runs), ``visits`` (run visits by batches) and ``terms`` (size of the
-        term dictionary), for the benchmark harness."""
-        return {**self.counters, "stored": self._active, "visits": self.visits, "terms": len(self.terms.terms)}
+        """The counters plus ``stored`` (live runs), ``visits`` (run visits by batches), ``terms`` (terms in the
+        term dictionary), ``term_ids`` (its id range) and ``term_sweeps``, for the benchmark harness."""
+        T = self.terms
+        return {**self.counters, "stored": self._active, "visits": self.visits, "terms": len(T),
+                "term_ids": len(T.terms), "term_sweeps": T.sweeps}
+
+    def _sweep_terms(self) -> None:
+        """Free the term ids nothing live refers to (docs/semantics/spaseq.md#spaseq-9.2), between two batches.
+
+        Between batches the only holders of term ids are the pinned query constants and background graphs, the
+        rows of the live runs (their context and Kleene mapping sets; negated-last runs waiting for their window
+        end included) and the GPM caches keyed by ids, which are cleared here; the batch caches are already
+        empty, emitted matches hold strings, and an old event's encoded graph is never read again.  The next
+        sweep comes once the dictionary has grown by ``max(term_sweep_min, terms held, cells marked / 8)``, so
+        the work of a sweep is paid by as many new terms: amortised O(1) per term, nothing per event."""
+        T = self.terms
+        live = bytearray(len(T.terms))
+        seen: set[int] = set()
+        cells = 0
+        for r in self._all_runs():
+            if not r.alive:
+                continue
+            for rows in (r.ctx, r.acc):
+                if not rows or id(rows) in seen:
+                    continue
+                seen.add(id(rows))
+                for row in rows:
+                    cells += len(row)
+                    for v in row:
+                        if v is not None:
+                            live[v] = 1
+        T.sweep(live)
+        for memo in self.automaton.memos:
+            memo.clear()
+        n = len(T)
+        self._sweep_at = n + max(self._sweep_min, n - T.pinned, cells // 8)
 
     @property
     def path(self) -> str:

@@ -86,14 +86,26 @@ K_IRI, K_BNODE, K_NUM, K_STR, K_LIT = 0, 1, 2, 3, 4
 
 
 class Terms:
-    """Dictionary encoding of RDF terms: ``id(term) -> int`` (the same id for the same RDF term).
+    """Dictionary encoding of RDF terms: ``id(term) -> int`` (the same id for the same live RDF term).
 
     A literal typed ``xsd:string`` is the same RDF term as the simple literal with its lexical form (RDF 1.1;
     both have the same N-Triples form in results), so both get one id.  Per id the encoder keeps the term, its
     kind (IRI, blank node, numeric literal, simple/xsd:string literal, other literal), its exact numeric value
-    (:func:`numeric_value`) and its lexical form (strings)."""
+    (:func:`numeric_value`) and its lexical form (strings).
 
-    __slots__ = ("ids", "terms", "num", "kind", "lex", "_nt", "true_id", "false_id")
+    Bounded over an unbounded stream (docs/semantics/spaseq.md#spaseq-9.2): the ids below :attr:`pinned` (the
+    query's constants and the background graphs, encoded before the first event; :meth:`pin`) are permanent;
+    any other id is freed by :meth:`sweep` when its owner no longer marks it live, and :meth:`id` hands freed ids
+    out again.  An id is therefore only meaningful while something live holds it: the evaluator marks the ids
+    of its live runs and clears every cache keyed by ids at each sweep.
+
+    Attributes:
+        pinned: ids ``< pinned`` are never freed.
+        sweeps: how many sweeps ran; ``freed``: how many ids they freed in total.
+    """
+
+    __slots__ = ("ids", "terms", "num", "kind", "lex", "_nt", "true_id", "false_id", "keys", "free", "pinned",
+                 "sweeps", "freed")
 
     def __init__(self) -> None:
         self.ids: dict[Any, int] = {}
@@ -101,12 +113,17 @@ class Terms:
         self.num: list[Optional[Decimal]] = []
         self.kind: list[int] = []
         self.lex: list[Optional[str]] = []
+        self.keys: list[Any] = []           # id -> its key in ``ids`` (None: a free id)
+        self.free: list[int] = []           # free ids below len(terms), lowest last
+        self.pinned = 0
+        self.sweeps = 0
+        self.freed = 0
         self._nt: dict[int, str] = {}
         self.true_id = self.id(Literal("true", datatype=XSD.boolean))
         self.false_id = self.id(Literal("false", datatype=XSD.boolean))
 
     def id(self, t: Any) -> int:
-        """The id of ``t`` (an rdflib URIRef, BNode or Literal), allocated on first sight."""
+        """The id of ``t`` (an rdflib URIRef, BNode or Literal), allocated on first sight (a freed id if any)."""
         tp = type(t)
         if tp is URIRef:
             key: Any = str(t)
@@ -129,24 +146,34 @@ class Terms:
         canon = t
         if isinstance(t, Literal) and key[1] is None and t.datatype is not None:
             canon = Literal(str(t))          # xsd:string is the simple literal (RDF 1.1)
-        i = len(self.terms)
-        self.terms.append(canon)
+        lx = None
         if isinstance(canon, Literal):
             v = numeric_value(canon)
-            self.num.append(v)
             if v is not None:
-                self.kind.append(K_NUM)
-                self.lex.append(None)
+                k = K_NUM
             elif canon.datatype is None and not canon.language:
-                self.kind.append(K_STR)
-                self.lex.append(str(canon))
+                k = K_STR
+                lx = str(canon)
             else:
-                self.kind.append(K_LIT)
-                self.lex.append(None)
+                k = K_LIT
         else:
-            self.num.append(None)
-            self.kind.append(K_BNODE if isinstance(canon, BNode) else K_IRI)
-            self.lex.append(None)
+            v = None
+            k = K_BNODE if isinstance(canon, BNode) else K_IRI
+        free = self.free
+        if free:
+            i = free.pop()
+            self.terms[i] = canon
+            self.num[i] = v
+            self.kind[i] = k
+            self.lex[i] = lx
+            self.keys[i] = key
+        else:
+            i = len(self.terms)
+            self.terms.append(canon)
+            self.num.append(v)
+            self.kind.append(k)
+            self.lex.append(lx)
+            self.keys.append(key)
         self.ids[key] = i
         return i
 
@@ -156,6 +183,45 @@ class Terms:
         if s is None:
             s = self._nt[i] = nt_term(self.terms[i])
         return s
+
+    def __len__(self) -> int:
+        """The number of terms held (live ids)."""
+        return len(self.ids)
+
+    def pin(self) -> None:
+        """Make every id allocated so far permanent (called once the query and the background are encoded)."""
+        self.pinned = len(self.terms)
+
+    def sweep(self, live: bytearray) -> int:
+        """Free every id ``i >= pinned`` with ``live[i] == 0`` (``live``: one byte per id ``< len(self.terms)``);
+        the id lists shrink to the highest id still held.  Returns the number of ids freed.
+
+        Raises:
+            ValueError: ``live`` is shorter than the id range.
+        """
+        n = len(self.terms)
+        if len(live) < n:
+            raise ValueError(f"sweep: {len(live)} liveness bytes for {n} ids")
+        keys, terms, num, lex, ids, cache = self.keys, self.terms, self.num, self.lex, self.ids, self._nt
+        freed = 0
+        top = self.pinned
+        for i in range(self.pinned, n):
+            k = keys[i]
+            if k is None:
+                continue
+            if live[i]:
+                top = i + 1
+                continue
+            del ids[k]
+            keys[i] = terms[i] = num[i] = lex[i] = None
+            cache.pop(i, None)
+            freed += 1
+        for lst in (keys, terms, num, self.kind, lex):
+            del lst[top:]
+        self.free = [i for i in range(top - 1, self.pinned - 1, -1) if keys[i] is None]
+        self.sweeps += 1
+        self.freed += freed
+        return freed
 
 
 class Index:
@@ -480,6 +546,9 @@ class PatternCompiler:
         self.exprs = ExprCompiler(terms, varindex)
         self._empty = Index((), terms)
         self._n = 0
+        self.memos: list[dict] = []
+        """The caches keyed by term ids of the context (GRAPH patterns that are not monotone): cleared whenever
+        the term dictionary frees ids (:meth:`Terms.sweep`)."""
 
     def compile(self, p: A.Pattern) -> RowFn:
         """``f(row, index)`` evaluating ``[[row(p)]]`` over ``index`` and returning the rows ``row ∪ mu'``."""
@@ -606,6 +675,7 @@ class PatternCompiler:
                 return out
             return graph_mono
         memo: dict[tuple, list] = {}
+        self.memos.append(memo)
         empty = (None,) * n
 
         def graph_memo(row: tuple, E: Index) -> list:

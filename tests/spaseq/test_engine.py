@@ -12,7 +12,7 @@ import networkx as nx
 import pytest
 from rdflib import XSD, Literal, Namespace, URIRef, Variable
 
-from ceplab.engine.spaseq import evaluator
+from ceplab.engine.spaseq import Evaluator, evaluator
 from ceplab.engine.spaseq.gpm import ERR, ExprCompiler, Index, PatternCompiler, Terms, numeric_value
 from ceplab.semantics.errors import StreamError, UnsupportedError
 from ceplab.semantics.rdfstream import GraphEvent
@@ -134,9 +134,11 @@ def M(window, evs, **mapping) -> Match:
                                                                         mapping.items())))
 
 
-def run(q, evs, options=Options(), background=None):
-    """(set of matches, [(push index or 'close', match)], evaluator)."""
-    ev = evaluator(q, options, background)
+def run(q, evs, options=Options(), background=None, term_sweep_min=None):
+    """(set of matches, [(push index or 'close', match)], evaluator); ``term_sweep_min``: the evaluator's, None = its
+    default."""
+    ev = evaluator(q, options, background) if term_sweep_min is None else \
+        Evaluator(q, options, background, term_sweep_min=term_sweep_min)
     log = []
     for k, e in enumerate(evs):
         for m in ev.push(e):
@@ -877,3 +879,66 @@ def test_stream_index_does_not_keep_dead_runs_of_a_silent_stream():
         ev.push(e)
     assert sum(len(lst) for lst in ev._buckets.values()) < 4 * (ev.active_runs + 64) + 10
     ev.close()
+
+
+# ============================================================================================ term dictionary
+def test_term_dictionary_stays_bounded_on_a_long_stream():
+    """Every event brings new terms (its observation IRI, its time literal, a note IRI and literal): the term
+    dictionary holds the pinned query constants plus what live runs refer to, plus at most the growth allowed
+    between two sweeps (docs/semantics/spaseq.md#spaseq-9.2), on streams bringing 100 times more new terms than that
+    allowance; the answers are those of an evaluator that never sweeps."""
+    from ceplab.workbench.langs.spaseq import bench as BE
+
+    sweep = 64
+    for wl, n in (("VSTN", 3000), ("KLEENE", 1500)):
+        q = BE.parse_workload(wl, 10)
+        evs = [GraphEvent(list(e.graph) + [(EX[f"x{e.position}"], EX.note, Literal(f"n{e.position}"))], e.time,
+                          e.stream, e.position) for e in BE.workload_events(wl, n)]
+        ev = Evaluator(q, Options(), term_sweep_min=sweep)
+        pinned = ev.terms.pinned
+        out, peak, peak_ids = [], 0, 0
+        for e in evs:
+            out += ev.push(e)
+            peak = max(peak, len(ev.terms))
+            peak_ids = max(peak_ids, len(ev.terms.terms))
+        out += ev.close()
+        # the live runs of a 10-tick window hold fewer than 200 terms: the dictionary never nears 4 * n
+        assert ev.stats()["term_sweeps"] > n // 100 and ev.terms.freed > 3 * n
+        assert peak < pinned + 4 * sweep + 200 and peak_ids <= peak + 4 * sweep
+        never = Evaluator(q, Options(), term_sweep_min=10**9)
+        want = never.run(evs)
+        assert never.stats()["term_sweeps"] == 0 and len(never.terms) > 4 * n
+        assert out == want and len(out) > n // 20
+
+
+def test_term_sweeps_at_every_batch_change_no_result():
+    """Sweeping after every batch (ids freed and handed out again as often as possible) gives the brute-force
+    answers on the random cases, emitted at the same positions."""
+    rng = random.Random(77)
+    checked = 0
+    for case in range(150):
+        q, evs, o, bgd = random_case(rng)
+        want = brute(q, evs, o, bgd)
+        res, log, ev = run(q, evs, o, bgd, term_sweep_min=1)
+        assert res == want, (case, q, o)
+        check_emission(q, evs, o, log)
+        checked += bool(want) and ev.terms.sweeps > 0
+    assert checked > 30
+
+
+def test_term_sweep_clears_the_graph_caches_keyed_by_ids():
+    """A GRAPH pattern that is not monotone (a FILTER inside reads the event's value) is cached on the ids of the
+    context's values; a sweep frees those ids and hands them to new terms, so the cache must go with them.  Every
+    event has a fresh value literal: with a sweep at every batch, ids are reused at once."""
+    kb = Background({EX.kb: [(EX.c, EX.k, Literal(1))]})
+    pat = A.Join(bgp(("?y", ":v", "?w")), A.Graph(EX.kb, filt(cmp(">=", "?v", Literal("2", datatype=XSD.decimal)),
+                                                                 bgp((":c", ":k", "?k")))))
+    q = query("A ; B", [gpm("A", MAIN, bgp(("?x", ":v", "?v"))), gpm("B", MAIN, pat)], window=3, streams=(MAIN,),
+              graphs=(EX.kb,))
+    vals = [Literal(f"{1 + (t % 3) * 0.5 + t / 10_000:.4f}", datatype=XSD.decimal) for t in range(60)]
+    evs = [GraphEvent([(EX[f"e{t}"], EX.v, vals[t])], t, MAIN, t) for t in range(60)]
+    want = brute(q, evs, Options(), kb)
+    assert 10 < len(want) < 50
+    res, log, ev = run(q, evs, Options(), kb, term_sweep_min=1)
+    assert ev.terms.sweeps > 10 and ev.automaton.memos
+    assert res == want

@@ -233,6 +233,27 @@ def test_t8_graph_operator():
     assert run(q, evs) == set()  # D(kb) is empty without background
 
 
+def test_graph_ground_size_does_not_grow_with_the_background_per_event():
+    """The background side of a GPM joined with its event side is grounded per row of the event side
+    (docs/semantics/spaseq.md#spaseq-9.3): padding the background with 4,000 triples no event reaches adds the same
+    few atoms per triple (its facts) at 60 and at 240 events, not atoms per event and triple (the whole-graph
+    grounding exceeded 3 million atoms at 40 events with 2,058 triples)."""
+    from ceplab.workbench.langs.spaseq import bench as BE
+
+    q = BE.parse_workload("MULTI", 10)
+    added = len(BE.background(2000).graph(BE.EX.kb)) - len(BE.background(0).graph(BE.EX.kb))
+    extra, results = [], []
+    for n in (60, 240):
+        evs = BE.workload_events("MULTI", n)
+        outs = [oracle(q, evs, Options(), FAST, BE.background(pad)) for pad in (0, 2000)]
+        assert all(isinstance(o, OracleResult) for o in outs)
+        assert outs[0].results == outs[1].results  # the padding matches nothing
+        results.append(len(outs[0].results))
+        extra.append(outs[1].stats.atoms - outs[0].stats.atoms)
+    assert results[0] > 0 and results[1] > results[0]
+    assert extra[1] == extra[0] and 0 < extra[0] < 8 * added
+
+
 T9_EVENTS = events(power(2, "h1", 25), weather(7, "w1", 6), power(8, "h1", 31), weather(12, "w2", 9),
                    power(14, "h2", 40), weather(18, "w3", 5))
 
