@@ -406,6 +406,9 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
          out_dir: Path = typer.Option(Path("ceplab-out/fuzz"), "--out",
                                       help="folder for Parquet streams/results and reproducers"),
          json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
+         max_reproducers: Optional[int] = typer.Option(None, "--max-reproducers", min=0,
+                                                       help="shrink and write reproducers for at most this "
+                                                            "many failing cases, the first ones (default: all)"),
          timeout: float = typer.Option(20.0, "--timeout", help="oracle time limit per case (s)"),
          engine_time: float = _ENGINE_TIME,
          engine_memory: int = _ENGINE_MEMORY,
@@ -430,7 +433,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
         summaries = run_fuzz(langs, cases=cases, length=length, seed=seed, master=master,
                              out=out_dir, progress=True, fault=fault,
                              limits_kw={"time_s": timeout},
-                             engine_kw=_engine_kw(engine_time, engine_memory))
+                             engine_kw=_engine_kw(engine_time, engine_memory),
+                             max_reproducers=max_reproducers)
     except RuntimeError as e:
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)

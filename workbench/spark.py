@@ -385,7 +385,7 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
          master: str = "local[*]", out: str | Path = "ceplab-out/fuzz", spark: Any = None,
          progress: bool = True, fault: str | None = None, limits_kw: dict | None = None,
          shrink_s: float = 30.0, write_parquet: bool = True,
-         engine_kw: dict | None = None) -> list[FuzzSummary]:
+         engine_kw: dict | None = None, max_reproducers: int | None = None) -> list[FuzzSummary]:
     """Run a fuzzing campaign per language (see the module docstring).
 
     Args:
@@ -403,6 +403,9 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
         engine_kw: the engine's per-case limit (``time_s``, ``memory_mb``; None for no limit of
             that kind; default 10 s and 2048 MiB).
         write_parquet: write the streams and results as Parquet.
+        max_reproducers: shrink and write reproducers for at most this many failing cases (the first ones
+            by case id; None: all of them); the others are counted only.  ``ceplab bench mutants`` passes 0:
+            a planted bug fails hundreds of cases and shrinking each would take longer than the campaign.
 
     Returns:
         One :class:`FuzzSummary` per language.
@@ -418,7 +421,7 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
             for name in langs:
                 summaries.append(_campaign(spark, sc, par, bar, name, cases, length, seed,
                                            Path(out), fault, limits_kw, shrink_s, write_parquet,
-                                           engine_kw))
+                                           engine_kw, max_reproducers))
     finally:
         if own:
             spark.stop()
@@ -427,7 +430,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
 
 def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, length: int,
               seed: int, out: Path, fault: str | None, limits_kw: dict | None, shrink_s: float,
-              write_parquet: bool, engine_kw: dict | None = None) -> FuzzSummary:
+              write_parquet: bool, engine_kw: dict | None = None,
+              max_reproducers: int | None = None) -> FuzzSummary:
     t_total = time.perf_counter()
     lang_out = out / name
     lang_out.mkdir(parents=True, exist_ok=True)
@@ -480,7 +484,7 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
                                 float(r["engine_seconds"] or 0.0)) for r in rows],
                               schema).write.mode("overwrite").parquet(str(lang_out / "results.parquet"))
     finish_campaign(summ, name, seed, length, lang_out, fault, limits_kw, shrink_s, engine_kw,
-                    bar, t_total)
+                    bar, t_total, max_reproducers)
     return summ
 
 
@@ -505,14 +509,18 @@ def count_rows(summ: FuzzSummary, rows: list[dict]) -> None:
 
 def finish_campaign(summ: FuzzSummary, name: str, seed: int, length: int, lang_out: Path,
                     fault: str | None, limits_kw: dict | None, shrink_s: float,
-                    engine_kw: dict | None, bar: Any = None, t_total: float | None = None) -> None:
-    """Write ``summary.json``, shrink and save every case that did not agree, rewrite the summary.
+                    engine_kw: dict | None, bar: Any = None, t_total: float | None = None,
+                    max_reproducers: int | None = None) -> None:
+    """Write ``summary.json``, shrink and save every case that did not agree (at most ``max_reproducers`` of
+    them, the first by case id, when it is not None), rewrite the summary.
 
     A reproducer that cannot be written (a bug in a language's hooks, say) is listed in
     ``shrink_errors``; the campaign still finishes.
     """
     summ.write()
     bad = [r for r in summ.rows if r["verdict"] != "agree"]
+    if max_reproducers is not None:
+        bad = bad[:max(0, max_reproducers)]
     stask = bar.add_task(f"shrink {name}", total=len(bad), rate="") if bad and bar else None
     for r in bad:
         try:

@@ -191,13 +191,13 @@ def test_an_engine_refusal_is_marked_as_the_engines():
     assert engine_refusal(ei.value) is False
 
 
-def _campaign(tmp_path, fault, cases, engine_kw, shrink_s=20.0):
+def _campaign(tmp_path, fault, cases, engine_kw, shrink_s=20.0, max_reproducers=None):
     rows = [run_case(NAME, 0, 3, i, fault, engine_kw=engine_kw) for i in range(cases)]
     out = tmp_path / NAME
     out.mkdir()
     summ = FuzzSummary(lang=NAME, seed=0, length=3, out=str(out), engine_limits=engine_kw)
     count_rows(summ, rows)
-    finish_campaign(summ, NAME, 0, 3, out, fault, None, shrink_s, engine_kw)
+    finish_campaign(summ, NAME, 0, 3, out, fault, None, shrink_s, engine_kw, max_reproducers=max_reproducers)
     return summ, json.loads((out / "summary.json").read_text())
 
 
@@ -227,3 +227,14 @@ def test_a_campaign_counts_engine_refusals(registered, tmp_path):
     ex = written["engine_refusal_examples"]
     assert len(ex) == 3 and ex[0]["case_id"] == 0 and "refuses every query" in ex[0]["refusal"]
     assert all(p.endswith("-engine_refusal.json") for p in written["reproducers"])
+
+
+@pytest.mark.parametrize("most", [0, 1])
+def test_a_campaign_shrinks_at_most_max_reproducers_failing_cases(registered, tmp_path, most):
+    """``ceplab fuzz --max-reproducers N`` (``ceplab bench mutants`` passes 0): every failing case is counted, only
+    the first N are shrunk and written."""
+    summ, written = _campaign(tmp_path, "refuse", 3, {"time_s": 1.0, "memory_mb": 256}, shrink_s=2,
+                              max_reproducers=most)
+    assert summ.engine_refusals == written["engine_refusals"] == 3 and written["complete"] is True
+    assert [p.rsplit("/", 1)[1] for p in written["reproducers"]] == ["case-00000-engine_refusal.json"][:most]
+    assert len(list((tmp_path / NAME).glob("case-*.json"))) == most

@@ -86,3 +86,20 @@ def test_spark_workers_see_the_callers_pythonpath_first():
     assert spark.worker_pythonpath("/tmp/tree").split(os.pathsep) == ["/tmp/tree", root]
     assert spark.worker_pythonpath("").split(os.pathsep) == [root]
     assert spark.worker_pythonpath(os.pathsep.join(["/a", root])) == os.pathsep.join(["/a", root])
+
+
+def test_the_fuzz_checks_count_failures_without_shrinking_them(tmp_path):
+    """A planted bug fails hundreds of fuzz cases; shrinking each (up to 30 s) would outlast the check's limit and
+    report the mutant as hung, and the reproducers would be thrown away with the run's folder.  The command the
+    bench runs must also be one the CLI accepts."""
+    import typer.main
+
+    from ceplab.workbench.cli import app
+
+    group = typer.main.get_command(app)
+    for check in ("fuzz", "long"):
+        cmd = M._command(check, "cel", tmp_path, "local[1]", None)
+        assert cmd[cmd.index("--max-reproducers") + 1] == "0", cmd
+        args = cmd[cmd.index("fuzz") + 1:]
+        ctx = group.get_command(None, "fuzz").make_context("fuzz", list(args))     # raises on an unknown option
+        assert ctx.params["max_reproducers"] == 0 and ctx.params["lang"] == "cel"

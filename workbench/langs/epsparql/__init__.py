@@ -198,6 +198,12 @@ def _simplify(text: str) -> Any:
     return simplifications(text)
 
 
+def _mutants() -> tuple:
+    from ceplab.workbench.langs.epsparql.mutants import mutants
+
+    return mutants()
+
+
 def _benchmark() -> Any:
     from ceplab.workbench.langs.epsparql.bench import BENCHMARK
 
@@ -248,4 +254,5 @@ LANGUAGE = Language(
     peers={"etalis": Peer("etalis", "the query compiled to ETALIS rules (paper section 5) and run on ceplab's "
                                     "ETALIS engine", peer_etalis)},
     benchmark=_benchmark,
+    mutants=_mutants,
 )

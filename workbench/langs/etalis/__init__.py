@@ -329,6 +329,12 @@ def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | N
     return P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60).results
 
 
+def _mutants() -> tuple:
+    from ceplab.workbench.langs.etalis.mutants import mutants
+
+    return mutants()
+
+
 def _benchmark() -> Any:
     from ceplab.workbench.langs.etalis.bench import BENCHMARK
 
@@ -372,4 +378,5 @@ LANGUAGE = Language(
                                     "(needs ETALIS_HOME, a checkout of github.com/sspider/etalis, and swipl "
                                     "on the PATH)", peer_etalis)},
     benchmark=_benchmark,
+    mutants=_mutants,
 )
