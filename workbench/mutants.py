@@ -17,10 +17,11 @@ mutated.  Spark's Python workers inherit the variable, so campaigns see the muta
 Checks (:data:`CHECKS`), each a command with a wall-clock limit.  A check that overruns its limit is reported as
 ``hung`` (a finding of its own: the issue asks that no mutant make a campaign hang), never as a kill or a survival:
 
-* ``fuzz``: the default campaign, ``ceplab fuzz LANG --cases 600`` (length 6, seed 0); killed when it exits 1
-  (a disagreement or an engine limit).  The time to the first finding is the summed oracle and engine time of the
-  cases up to the first one that is not ``agree``, in case order (``OUT/LANG/results.parquet``): the time one core
-  needs to reach it;
+* ``fuzz``: the default campaign, ``ceplab fuzz LANG --cases 600`` (length 6, seed 0, ``--shrink-s 0``: the
+  failing cases' reproducers are written unshrunk, since shrinking every one of a mutant's possibly hundreds of
+  failing cases, 30 s each, would overrun the check's limit); killed when it exits 1 (a disagreement or an engine
+  limit).  The time to the first finding is the summed oracle and engine time of the cases up to the first one that
+  is not ``agree``, in case order (``OUT/LANG/results.parquet``): the time one core needs to reach it;
 * ``long``: ``ceplab fuzz LANG --cases 100 --length 60``: longer streams, so windows expire, runs are deleted and
   events are consumed over time;
 * ``verify``: ``ceplab verify --lang LANG --cases 0``: the bundled real data and the paper cases;
@@ -127,12 +128,13 @@ class CheckRun:
 
 def _command(check: str, lang: str, out: Path, master: str, cases: int | None) -> list[str] | None:
     cli = [sys.executable, "-m", "ceplab.workbench.cli"]
+    # no shrinking: a mutant may fail hundreds of cases, and shrinking each (30 s) would overrun the limit
     if check == "fuzz":
         return cli + ["fuzz", lang, "--cases", str(cases or 600), "--length", "6", "--seed", "0",
-                      "--master", master, "--out", str(out), "--json"]
+                      "--master", master, "--out", str(out), "--shrink-s", "0", "--json"]
     if check == "long":
         return cli + ["fuzz", lang, "--cases", str(max(1, (cases or 600) // 6)), "--length", "60", "--seed", "0",
-                      "--master", master, "--out", str(out), "--json"]
+                      "--master", master, "--out", str(out), "--shrink-s", "0", "--json"]
     if check == "verify":
         return cli + ["verify", "--lang", lang, "--cases", "0", "--out", str(out), "--json"]
     if check == "tests":

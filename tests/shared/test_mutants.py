@@ -86,3 +86,29 @@ def test_spark_workers_see_the_callers_pythonpath_first():
     assert spark.worker_pythonpath("/tmp/tree").split(os.pathsep) == ["/tmp/tree", root]
     assert spark.worker_pythonpath("").split(os.pathsep) == [root]
     assert spark.worker_pythonpath(os.pathsep.join(["/a", root])) == os.pathsep.join(["/a", root])
+
+
+def test_mutant_campaigns_do_not_shrink(monkeypatch, tmp_path):
+    """A mutant may fail hundreds of fuzz cases; shrinking each (30 s by default) overran the check's limit, so a
+    killed mutant was reported ``hung``.  The fuzz checks pass ``--shrink-s 0`` and the CLI hands it to the
+    campaign."""
+    from typer.testing import CliRunner
+
+    from ceplab.workbench import cli
+
+    for check in ("fuzz", "long"):
+        cmd = M._command(check, "cel", tmp_path, "local[1]", None)
+        assert cmd[cmd.index("--shrink-s") + 1] == "0", cmd
+    seen = {}
+
+    def fake_fuzz(langs, **kw):
+        seen.update(kw)
+        return []
+
+    monkeypatch.setattr(cli, "_require_java", lambda: None)
+    monkeypatch.setattr(spark, "fuzz", fake_fuzz)
+    r = CliRunner().invoke(cli.app, ["fuzz", "cel", "--cases", "1", "--shrink-s", "0", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert seen["shrink_s"] == 0.0
+    r = CliRunner().invoke(cli.app, ["fuzz", "cel", "--cases", "1", "--out", str(tmp_path)])
+    assert r.exit_code == 0 and seen["shrink_s"] == 30.0
