@@ -414,6 +414,9 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
          engine_memory: int = _ENGINE_MEMORY,
          coverage: bool = typer.Option(False, "--coverage", help="print how often each switch value, query "
                                        "construct and stream feature was drawn (always in summary.json)"),
+         shrink_s: float = typer.Option(30.0, "--shrink-s", min=0.0,
+                                        help="shrinking budget per failing case (s); 0 writes the "
+                                             "reproducers unshrunk"),
          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
                                              help="inject an engine fault: drop|duplicate|late|"
                                                   "loop|hog|refuse")
@@ -432,7 +435,7 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
     try:
         summaries = run_fuzz(langs, cases=cases, length=length, seed=seed, master=master,
                              out=out_dir, progress=True, fault=fault,
-                             limits_kw={"time_s": timeout},
+                             limits_kw={"time_s": timeout}, shrink_s=shrink_s,
                              engine_kw=_engine_kw(engine_time, engine_memory),
                              max_reproducers=max_reproducers)
     except RuntimeError as e:

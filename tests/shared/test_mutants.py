@@ -103,3 +103,24 @@ def test_the_fuzz_checks_count_failures_without_shrinking_them(tmp_path):
         args = cmd[cmd.index("fuzz") + 1:]
         ctx = group.get_command(None, "fuzz").make_context("fuzz", list(args))     # raises on an unknown option
         assert ctx.params["max_reproducers"] == 0 and ctx.params["lang"] == "cel"
+
+
+def test_fuzz_shrink_budget_reaches_the_campaign(monkeypatch, tmp_path):
+    """``ceplab fuzz --shrink-s S`` is the campaign's shrinking budget per failing case (default 30 s)."""
+    from typer.testing import CliRunner
+
+    from ceplab.workbench import cli
+
+    seen = {}
+
+    def fake_fuzz(langs, **kw):
+        seen.update(kw)
+        return []
+
+    monkeypatch.setattr(cli, "_require_java", lambda: None)
+    monkeypatch.setattr(spark, "fuzz", fake_fuzz)
+    r = CliRunner().invoke(cli.app, ["fuzz", "cel", "--cases", "1", "--shrink-s", "0", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert seen["shrink_s"] == 0.0
+    r = CliRunner().invoke(cli.app, ["fuzz", "cel", "--cases", "1", "--out", str(tmp_path)])
+    assert r.exit_code == 0 and seen["shrink_s"] == 30.0

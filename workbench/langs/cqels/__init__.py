@@ -241,6 +241,12 @@ def _papers() -> PaperFormat:
     return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND)
 
 
+def _mutants() -> tuple:
+    from ceplab.workbench.langs.cqels.mutants import mutants
+
+    return mutants()
+
+
 def _real_cases() -> list:
     from ceplab.workbench.langs.cqels.data import real_cases
 
@@ -278,6 +284,7 @@ LANGUAGE = Language(
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cqels",
     paper_format=_papers(),
     benchmark=_benchmark,
+    mutants=_mutants,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),

@@ -180,6 +180,12 @@ def _benchmark() -> Any:
     return BENCHMARK
 
 
+def _mutants() -> tuple:
+    from ceplab.workbench.langs.spaseq.mutants import mutants
+
+    return mutants()
+
+
 def _papers() -> PaperFormat:
     from ceplab.workbench.langs.spaseq import papers as P
 
@@ -215,6 +221,7 @@ LANGUAGE = Language(
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "spaseq",
     paper_format=_papers(),
     benchmark=_benchmark,
+    mutants=_mutants,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
