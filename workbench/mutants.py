@@ -15,7 +15,8 @@ so the oracles, generators, data and tests are the real ones and only the engine
 mutated.  Spark's Python workers inherit the variable, so campaigns see the mutant too.
 
 Checks (:data:`CHECKS`), each a command with a wall-clock limit.  A check that overruns its limit is reported as
-``hung`` (a finding of its own: the issue asks that no mutant make a campaign hang), never as a kill or a survival:
+``hung`` (a finding of its own: the issue asks that no mutant make a campaign hang); the summary counts a hung
+check as detecting the mutant (it did not pass), and the table shows it as ``hung``, not ``killed``:
 
 * ``fuzz``: the default campaign, ``ceplab fuzz LANG --cases 600`` (length 6, seed 0, ``--max-reproducers 0``:
   the failing cases are counted, not shrunk); killed when it exits 1 (a disagreement or an engine limit).  The time to the first finding is the summed oracle and engine time of the
