@@ -232,12 +232,18 @@ def run(ctx: typer.Context,
         timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
         show_stats: bool = typer.Option(False, "--stats", help="with --oracle: print the oracle's ground "
                                         "rules and atoms, grounding and solving time and solve calls"),
+        segments: Optional[int] = typer.Option(None, "--segments", min=1, help="with --oracle: solve the "
+                                               "stream in overlapping segments of about N owned events "
+                                               "(windowed queries the language declares local)"),
         json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Evaluate a query on a stream with the oracle or the engine.
 
     The language's extra inputs (``ceplab languages``) are given as ``--NAME VALUE``. ``--stats``
     (with ``--oracle``) adds the oracle's :class:`ceplab.asp.oracle.Stats`, also when it is undecided:
-    a ``stats`` object in the JSON output, a ``stats:`` line otherwise.
+    a ``stats`` object in the JSON output, a ``stats:`` line otherwise; with ``--segments`` the statistics
+    are summed over the segments. ``--segments N`` (with ``--oracle``) solves the stream segment by segment
+    (:mod:`ceplab.workbench.segments`; the time limit applies to each segment); a query the language does not
+    declare local (``Language.locality``) is refused with exit 2.
     """
     from ceplab.workbench.compare import run_engine, run_oracle, sort_json
 
@@ -245,12 +251,17 @@ def run(ctx: typer.Context,
         raise _bad_input("ceplab: choose one of --oracle and --engine")
     if show_stats and not oracle:
         raise _bad_input("ceplab: --stats reports the oracle's grounding and solving; use it with --oracle")
+    if segments is not None and not oracle:
+        raise _bad_input("ceplab: --segments splits the oracle's work; use it with --oracle")
     L = _lang(lang)
     stats = None
     try:
         q, text, s, options = _load(L, query, stream, sets)
         q = _language_inputs(L, q, list(ctx.args))
-        if oracle:
+        if oracle and segments is not None:
+            results, undecided, secs, stats, path = _segmented(L, q, s, options, _limits(timeout), segments, query)
+            emissions = None
+        elif oracle:
             results, undecided, secs, stats = run_oracle(L, q, s, options, _limits(timeout))
             path = "clingo oracle"
             if stats is not None and hasattr(stats, "calls"):
@@ -291,6 +302,27 @@ def run(ctx: typer.Context,
                       markup=False)
     if undecided is not None:
         raise typer.Exit(3)
+
+
+def _segmented(L: Any, q: Any, s: Any, options: Any, limits: Any, size: int, query: Path
+               ) -> tuple[Any, Any, float, dict, str]:
+    """``run --oracle --segments``: the segmented answer, its summed statistics and a path line."""
+    from ceplab.workbench.segments import segmented_oracle
+
+    loc = L.locality(q, options, s) if L.locality is not None else None
+    if loc is None:
+        raise _bad_input(f"ceplab: {query}: --segments needs a query the {L.name} plugin declares local (a "
+                         f"windowed query under a switch setting whose answer decomposes over time); this one is "
+                         f"not, run it without --segments")
+    ans = segmented_oracle(L, q, s, options, limits, loc, size)
+    stats: dict[str, Any] = {}
+    for row in ans.segments:
+        for k, v in (row.get("stats") or {}).items():
+            if isinstance(v, (int, float)):
+                stats[k] = stats.get(k, 0) + v
+    path = (f"clingo oracle, {len(ans.segments)} segment(s) of about {size} owned events, overlap {loc.span} "
+            f"{'ticks' if loc.unit == 'time' else 'positions'}")
+    return ans.results, ans.undecided, ans.seconds, stats, path
 
 
 def _stats_json(stats: Any) -> dict[str, Any]:

@@ -217,6 +217,15 @@ class Language:
         benchmark: ``() -> ceplab.workbench.bench.Benchmark``, or None.
         mutants: ``() -> tuple of Mutant``: the planted engine bugs of ``ceplab bench mutants`` (at least 10 per
             language), or None.
+
+    Scale (segmented solving, ``ceplab bench oracles``):
+        locality: ``(query, options, stream) -> Locality | None``: the claim that the query's answer on
+            ``stream`` decomposes into overlapping segments (:class:`ceplab.workbench.segments.Locality`); None
+            when it does not (e.g. a consumption policy, an unwindowed sequence), or when the language
+            makes no such claim.
+        oracle_workload: ``(n, w, seed) -> (query_text, stream, options)``: a documented windowed query with
+            window ``w`` (ticks or positions, as the language's windows count) over a seeded random stream of
+            ``n`` events, the workload of ``ceplab bench oracles``; or None.
     """
 
     name: str
@@ -249,6 +258,8 @@ class Language:
     peers: Mapping[str, Peer] = field(default_factory=dict)
     benchmark: Callable[[], Any] | None = None
     mutants: Callable[[], tuple[Mutant, ...]] | None = None
+    locality: Callable[[Query, Options, Stream], Any] | None = None
+    oracle_workload: Callable[[int, int, int], tuple[str, Stream, Options]] | None = None
 
     def __post_init__(self) -> None:
         if (self.result_end is None) == (self.result_positions is None):

@@ -142,6 +142,45 @@ def _event_row(e: Any) -> tuple[int, str, dict]:
     return e.time, e.type, e.attrs
 
 
+def _locality(query: Any, options: Options, stream: Any) -> Any:
+    """Segmented solving (:mod:`ceplab.workbench.segments`): a query with a top-level ``WITHIN n`` is local in
+    positions with span ``n`` -- every complex event C has ``max C - min C <= n`` (docs/semantics/cel.md#cel-G8),
+    the window applies before the selection strategy, and every strategy of the paper compares only complex
+    events with the same last position (STRICT, NXT, LAST, MAX with ``max_scope="same_end"``), so whether C
+    is a result depends only on the events at positions ``max C - n .. max C``.  Not local: no ``WITHIN``, MAX
+    with ``max_scope="global"`` (it compares across end positions), and nested strategies (a claim not
+    made here)."""
+    from ceplab.semantics.cel.ast import has_nested
+    from ceplab.workbench.segments import POSITION, Locality
+
+    within = getattr(query, "within", None)
+    if within is None or has_nested(query):
+        return None
+    if query.strategy == "MAX" and options.max_scope == "global":
+        return None
+    return Locality(span=int(within), unit=POSITION, last=R.end, shift=_shift)
+
+
+def _shift(c: Any, offset: int) -> Any:
+    """A complex event with every position moved by ``offset``."""
+    return R.ce(p + offset for p in c)
+
+
+#: The query of ``ceplab bench oracles`` (window ``{w}`` in positions).
+ORACLE_WORKLOAD = "(A AS a ; B AS b ; C AS c) FILTER (a.v < b.v AND b.v < c.v) WITHIN {w}"
+
+
+def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
+    """:data:`ORACLE_WORKLOAD` with window ``w`` over ``n`` seeded random events: types uniform over A, B, C and
+    three noise types, ``v`` uniform in 0..99, event ``i`` at time and position ``i``."""
+    from ceplab.semantics.events import Event, Stream
+
+    rng = random.Random(f"ceplab-oracle-workload:cel:{seed}")
+    types = ("A", "B", "C", "N1", "N2", "N3")
+    evs = [Event(rng.choice(types), i, {"v": rng.randrange(100)}, i) for i in range(n)]
+    return ORACLE_WORKLOAD.format(w=w), Stream(evs, f"<oracle workload n={n} seed={seed}>"), Options()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.cel.mutants import mutants
 
@@ -183,4 +222,6 @@ LANGUAGE = Language(
                              unchecked_note="not strongly well-formed, finite-word semantics (docs/semantics/cel.md#cel-G2/#cel-G3)"),
     benchmark=_benchmark,
     mutants=_mutants,
+    locality=_locality,
+    oracle_workload=_oracle_workload,
 )

@@ -198,6 +198,96 @@ def _simplify(text: str) -> Any:
     return simplifications(text)
 
 
+#: Pattern nodes whose rows use only occurrences inside the row's interval (``EQUALSOPTIONAL``: the optional part
+#: has the same interval); ``OPTIONAL`` and ``OPTIONALSEQ`` keep a row when no partner exists anywhere later,
+#: which no bounded span can decide.
+_LOCAL_NODES = ("BGP", "Join", "Union_", "SeqJoin", "EqJoin", "EqLeftJoin", "Filter", "Extend", "Project")
+
+
+def _duration_bound(e: Any) -> int | None:
+    """The largest duration a row can have and still make the filter ``e`` true: from a conjunct (at the top
+    of ``&&``) ``getDURATION() < c`` / ``<= c`` or the mirrored ``c > getDURATION()`` / ``c >= getDURATION()``
+    with a numeric literal ``c``; None when there is none."""
+    import math
+    from fractions import Fraction
+
+    from ceplab.semantics.epsparql import ast as A
+
+    if isinstance(e, A.And):
+        bs = [b for b in (_duration_bound(e.left), _duration_bound(e.right)) if b is not None]
+        return min(bs) if bs else None
+    if not isinstance(e, A.Cmp):
+        return None
+    op, left, right = e.op, e.left, e.right
+    if isinstance(right, A.TimeFn):
+        op, left, right = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op), right, left
+    if not (isinstance(left, A.TimeFn) and left.name == "DURATION" and isinstance(right, A.Const)
+            and op in ("<", "<=")):
+        return None
+    try:
+        c = Fraction(str(right.term.toPython()))
+    except (TypeError, ValueError):
+        return None
+    return math.ceil(c) - 1 if op == "<" else math.floor(c)
+
+
+def _locality(query: Any, options: Options, stream: Any) -> Any:
+    """Segmented solving (:mod:`ceplab.workbench.segments`): a query set of SELECT queries only, each a
+    ``FILTER`` (under projection expressions at most) with a conjunct bounding ``getDURATION()`` by ``D``
+    (:func:`_duration_bound`) over BGPs, ``AND``, ``UNION``, ``SEQ``, ``EQUALS``, ``EQUALSOPTIONAL``,
+    inner ``FILTER``s, ``AS`` and sub-selects (:data:`_LOCAL_NODES`).  A row's interval is the hull of the
+    occurrences it uses (docs/semantics/epsparql.md#epsparql-3.2) and every such operator decides a row from
+    occurrences inside it, so a kept row uses only occurrences ending in ``[end - D, end]``; timeless rows fail
+    the duration filter.  Anchor: the row's end; coordinate: an occurrence's end.  Not local: CONSTRUCT rules
+    (a derived occurrence feeds other queries), ``OPTIONAL`` and ``OPTIONALSEQ``, queries without such a
+    duration bound."""
+    from ceplab.semantics.epsparql import ast as A
+    from ceplab.workbench.segments import TIME, Locality
+
+    qs, _ = unwrap(query)
+    if qs.constructs or not qs.selects:
+        return None
+    spans = []
+    for q in qs.selects:
+        top = q.where
+        while isinstance(top, A.Extend):
+            top = top.pattern
+        if not isinstance(top, A.Filter):
+            return None
+        bound = _duration_bound(top.expr)
+        if bound is None or bound < 0:
+            return None
+        stack = [q.where]
+        while stack:
+            p = stack.pop()
+            if type(p).__name__ not in _LOCAL_NODES:
+                return None
+            stack.extend(A.children(p))
+        spans.append(bound)
+    return Locality(span=max(spans), unit=TIME, last=lambda r: int(r.end), time=lambda o: int(o.end))
+
+
+#: The query of ``ceplab bench oracles`` (duration bound ``{w}`` in ticks): the issue's price/volume sequence.
+ORACLE_WORKLOAD = ("PREFIX : <http://example.org/>\n"
+                   "SELECT ?c ?a ?b WHERE {{ ?c :price ?a }} SEQ {{ ?c :volume ?b }} "
+                   "FILTER(?b > ?a && getDURATION() < {w})\n")
+
+
+def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, list, Options]:
+    """:data:`ORACLE_WORKLOAD` with bound ``w`` over ``n`` seeded random occurrences: subject one of four
+    companies, predicate ``:price`` or ``:volume``, object an integer in 0..99, occurrence ``i`` at tick ``i``."""
+    from rdflib import Literal, URIRef
+
+    from ceplab.semantics.epsparql.streams import Occurrence
+
+    rng = random.Random(f"ceplab-oracle-workload:epsparql:{seed}")
+    subs = [URIRef(f"{EX}c{i}") for i in range(4)]
+    preds = [URIRef(f"{EX}price"), URIRef(f"{EX}volume")]
+    vals = [Literal(v) for v in range(100)]
+    occ = [Occurrence(rng.choice(subs), rng.choice(preds), rng.choice(vals), i, i, i) for i in range(n)]
+    return ORACLE_WORKLOAD.format(w=w), occ, Options()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.epsparql.mutants import mutants
 
@@ -255,4 +345,6 @@ LANGUAGE = Language(
                                     "ETALIS engine", peer_etalis)},
     benchmark=_benchmark,
     mutants=_mutants,
+    locality=_locality,
+    oracle_workload=_oracle_workload,
 )

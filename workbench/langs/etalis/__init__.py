@@ -329,6 +329,89 @@ def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | N
     return P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60).results
 
 
+#: Binary operators whose result interval is bounded by the operands' spans: ``p1 op p2`` -> bound from
+#: ``(span1, span2)`` (docs/semantics/etalis.md#etalis-2.6: the hull of two intervals that overlap or touch, or
+#: the container's interval); ``seq`` and ``and`` leave a gap of any length, so they have none.
+_SPAN = {
+    "par": lambda a, b: a + b,
+    "equals": lambda a, b: min(a, b),
+    "meets": lambda a, b: a + b,
+    "during": lambda a, b: b,
+    "starts": lambda a, b: b,
+    "finishes": lambda a, b: b,
+    "or": max,
+}
+
+
+def _locality(query: Any, options: Options, stream: Any) -> Any:
+    """Segmented solving (:mod:`ceplab.workbench.segments`): under the unrestricted policy (the declarative
+    semantics, docs/semantics/etalis.md#etalis-2.4) a derived event on ``[S, E]`` is built from instances inside
+    ``[S, E]`` (the hull property, docs/semantics/etalis.md#etalis-2.6), and a NOT blocks only on instances
+    strictly inside its gap; so when every derived event has ``E - S <= span``, whether it is derived depends only
+    on the events ending in ``[E - span, E]``.  The span of a pattern: an atomic event's longest interval in
+    the stream, a derived predicate's span (the largest over its rules; a cycle through derived predicates has
+    none), ``(p).q`` at most ``q``, ``where`` its pattern's, the binary operators of :data:`_SPAN`; ``seq``,
+    ``and`` and ``not`` have none unless a window bounds them.  Anchor: the result's end time; coordinate: an
+    event's end time (ETALIS streams are ordered by end).  Not local: the consumption policies (a result can
+    depend on everything consumed before it), ``during_result="contained"`` (a result is no longer the hull),
+    and programs with an unbounded rule."""
+    from ceplab.semantics.etalis import ast as A
+    from ceplab.workbench.segments import TIME, Locality
+
+    if options.policy != "unrestricted" or options.during_result != "container":
+        return None
+    rules = query.event_rules
+    derived = query.derived_predicates()
+    extent = max((int(e.end) - int(e.start) for e in stream), default=0)
+    memo: dict = {}
+
+    def pred_span(key: tuple, path: frozenset) -> int | None:
+        if key not in derived:
+            return extent
+        if key in path:
+            return None
+        if key not in memo:
+            spans = [pattern_span(query.effective_body(r), path | {key}) for r in rules if r.head.key == key]
+            memo[key] = None if any(x is None for x in spans) else max(spans + [extent])
+        return memo[key]
+
+    def pattern_span(p: Any, path: frozenset) -> int | None:
+        if isinstance(p, A.EventAtom):
+            return pred_span(p.key, path)
+        if isinstance(p, A.TimePoint):
+            return 0
+        if isinstance(p, A.Window):
+            inner = pattern_span(p.pattern, path)
+            return int(p.length) if inner is None else min(int(p.length), inner)
+        if isinstance(p, A.Where):
+            return pattern_span(p.pattern, path)
+        if isinstance(p, A.Binary) and p.op in _SPAN:
+            a, b = pattern_span(p.left, path), pattern_span(p.right, path)
+            return None if a is None or b is None else _SPAN[p.op](a, b)
+        return None   # seq, and, not: a gap of any length
+
+    spans = [pred_span(k, frozenset()) for k in derived]
+    if any(x is None for x in spans):
+        return None
+    return Locality(span=max(spans, default=0), unit=TIME, last=lambda r: int(r[2]), time=lambda e: int(e.end))
+
+
+#: The program of ``ceplab bench oracles`` (window ``{w}`` in ticks): the issue's ``ie/e`` hierarchy, windowed.
+ORACLE_WORKLOAD = "ie <- (a seq b).{w}.\ne <- (ie seq c).{w}.\n"
+
+
+def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, list, Options]:
+    """:data:`ORACLE_WORKLOAD` with window ``w`` over ``n`` seeded random point events (types uniform over a, b,
+    c and four noise types; event ``i`` at time and position ``i``), unrestricted policy."""
+    from ceplab.semantics.etalis.ast import EventAtom
+    from ceplab.semantics.etalis.streams import StreamEvent
+
+    rng = random.Random(f"ceplab-oracle-workload:etalis:{seed}")
+    types = ("a", "b", "c", "n1", "n2", "n3", "n4")
+    evs = [StreamEvent(EventAtom(rng.choice(types)), i, i, i) for i in range(n)]
+    return ORACLE_WORKLOAD.format(w=w), evs, Options()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.etalis.mutants import mutants
 
@@ -378,5 +461,7 @@ LANGUAGE = Language(
                                     "(needs ETALIS_HOME, a checkout of github.com/sspider/etalis, and swipl "
                                     "on the PATH)", peer_etalis)},
     benchmark=_benchmark,
+    locality=_locality,
+    oracle_workload=_oracle_workload,
     mutants=_mutants,
 )

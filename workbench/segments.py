@@ -1,0 +1,233 @@
+"""Segmented oracle solving: one long stream solved as overlapping segments (DESIGN.md section 2).
+
+Where a query's semantics is *local* -- every result uses only events within a bounded span before its
+last event, and nothing outside that span decides whether it is a result -- the whole-stream answer is
+the union of the answers on overlapping segments, each result kept by exactly one segment:
+
+* the stream is cut into consecutive **owned ranges** ``[lo, hi)`` of a coordinate (the events' times or
+  their positions, :attr:`Locality.unit`), never inside a group of equal coordinates;
+* the segment of an owned range holds every event whose coordinate ``c`` has
+  ``lo - span <= c < hi + lookahead`` (:attr:`Locality.span`, :attr:`Locality.lookahead`);
+* the oracle answers each segment separately, and a segment keeps the results whose anchor
+  (:attr:`Locality.last`, e.g. the time or position of the result's last event) lies in its owned range.
+
+A result anchored at ``t`` in ``[lo, hi)`` uses only events in ``[t - span, t + lookahead]``, all inside the
+segment, so the segment derives it iff the whole stream does; and each anchor lies in exactly one owned
+range, so each result is kept once.  Whether a query is local, and its span, is the language's claim
+(``Language.locality``); the tests check it on random streams against the whole-stream oracle, with
+segments small enough that many results straddle a border.
+
+This is the decomposition ``ceplab check`` distributes over Spark executors: :func:`plan` is cheap and
+deterministic, and each :class:`Segment` is solved on its own by :func:`solve_segment`.  This module names
+no language.
+"""
+from __future__ import annotations
+
+import bisect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+POSITION = "position"
+TIME = "time"
+
+
+@dataclass(frozen=True)
+class Locality:
+    """A language's claim that a query's answer decomposes over a stream (see the module docstring).
+
+    Attributes:
+        span: every result uses only events whose coordinate is at most ``span`` before the result's anchor
+            (``>= 0``, in the unit's coordinates: integer ticks or positions).
+        unit: ``"time"`` (an event's coordinate is its time, as ``Language.event_row`` gives it) or
+            ``"position"`` (its 0-based index in the stream).
+        last: ``last(result) -> int``: the result's anchor, in the unit's coordinates, in the stream the result
+            was computed on (for ``"position"``, a position of the segment, before :attr:`shift`).
+        shift: ``shift(result, offset) -> result``: the result with every position moved by ``offset`` (a
+            segment's positions start at 0); required for ``"position"``, None for results without positions.
+        lookahead: events up to ``lookahead`` after the anchor can still decide the result (e.g. a negation
+            that must see the end of a window); 0 for most queries.
+        time: ``time(event) -> int``: an event's coordinate for the unit ``"time"`` when it is not the time
+            ``Language.event_row`` gives (e.g. the end of an interval-stamped event in a stream ordered by
+            end time); None uses ``event_row``.
+    """
+
+    span: int
+    unit: str
+    last: Callable[[Any], int]
+    shift: Callable[[Any, int], Any] | None = None
+    lookahead: int = 0
+    time: Callable[[Any], int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.unit not in (TIME, POSITION):
+            raise ValueError(f"Locality.unit must be {TIME!r} or {POSITION!r}, got {self.unit!r}")
+        if self.span < 0 or self.lookahead < 0:
+            raise ValueError("Locality.span and Locality.lookahead must be >= 0")
+        if self.unit == POSITION and self.shift is None:
+            raise ValueError("a position-anchored Locality needs shift")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment of a stream.
+
+    Attributes:
+        index: 0-based number of the segment.
+        lo, hi: the owned range ``[lo, hi)`` of anchors (``None``: unbounded on that side).
+        first, stop: the segment's events are the stream's positions ``first .. stop-1`` (a contiguous slice,
+            since a stream is ordered by its coordinate).
+    """
+
+    index: int
+    lo: int | None
+    hi: int | None
+    first: int
+    stop: int
+
+    def owns(self, anchor: int) -> bool:
+        """True iff ``anchor`` lies in ``[lo, hi)``."""
+        return (self.lo is None or anchor >= self.lo) and (self.hi is None or anchor < self.hi)
+
+
+@dataclass
+class SegmentedAnswer:
+    """The merged answer of a segmented oracle run.
+
+    Attributes:
+        results: the union of the segments' kept results, or None when a segment was undecided.
+        undecided: the reason of the first undecided segment (naming it), else None.
+        segments: per segment ``{"index", "lo", "hi", "events", "results", "kept", "seconds", "stats"}``.
+        seconds: wall seconds of the whole run.
+    """
+
+    results: frozenset | None
+    undecided: str | None
+    segments: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def coordinates(lang: Any, stream: Sequence[Any], locality: Locality) -> list[int]:
+    """Each event's coordinate: its position, or its time (``locality.time(e)``, else ``lang.event_row(e)[0]``)."""
+    events = list(stream)
+    if locality.unit == POSITION:
+        return list(range(len(events)))
+    if locality.time is not None:
+        return [int(locality.time(e)) for e in events]
+    return [int(lang.event_row(e)[0]) for e in events]
+
+
+def plan(coords: Sequence[int], locality: Locality, size: int) -> list[Segment]:
+    """Cut a stream with event coordinates ``coords`` (non-decreasing) into segments of about ``size`` owned
+    events each (a group of equal coordinates is never split, so a segment may own more).
+
+    Args:
+        coords: the events' coordinates in stream order (:func:`coordinates`).
+        locality: the query's :class:`Locality`.
+        size: owned events per segment, ``>= 1``.
+
+    Returns:
+        The segments in order; their owned ranges partition the integers; an empty stream gives one segment.
+
+    Raises:
+        ValueError: ``size < 1`` or ``coords`` decreases somewhere.
+    """
+    if size < 1:
+        raise ValueError("segment size must be >= 1")
+    n = len(coords)
+    for i in range(1, n):
+        if coords[i] < coords[i - 1]:
+            raise ValueError(f"segmented solving needs events ordered by {locality.unit}: position {i} "
+                             f"({coords[i]}) comes after {coords[i - 1]}")
+    # owned boundaries: the coordinate at which each owned range starts
+    bounds: list[int] = []
+    i = size
+    while i < n:
+        while i < n and coords[i] == coords[i - 1]:
+            i += 1
+        if i < n:
+            bounds.append(coords[i])
+        i += size
+    los: list[int | None] = [None] + bounds
+    his: list[int | None] = bounds + [None]
+    out = []
+    for k, (lo, hi) in enumerate(zip(los, his)):
+        first = 0 if lo is None else bisect.bisect_left(coords, lo - locality.span)
+        stop = n if hi is None else bisect.bisect_left(coords, hi + locality.lookahead)
+        out.append(Segment(k, lo, hi, first, stop))
+    return out
+
+
+def solve_segment(lang: Any, query: Any, stream: Sequence[Any], options: Any, limits: Any,
+                  locality: Locality, segment: Segment) -> tuple[frozenset | None, str | None, dict]:
+    """Solve one segment with the language's oracle and keep the results it owns.
+
+    Args:
+        lang: the :class:`ceplab.workbench.language.Language`.
+        query, options: parsed query and switches.
+        stream: the whole stream (the segment is cut out of it with ``lang.drop_events``).
+        limits: the oracle's :class:`ceplab.asp.oracle.Limits` for this segment.
+        locality, segment: from :func:`plan`.
+
+    Returns:
+        ``(kept results or None, undecided reason or None, row)`` where ``row`` describes the segment.
+    """
+    from ceplab.workbench.compare import run_oracle
+
+    n = len(stream)
+    drop = list(range(segment.first)) + list(range(segment.stop, n))
+    sub = lang.drop_events(stream, drop) if drop else stream
+    res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
+    row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - segment.first,
+           "results": None if res is None else len(res), "kept": None, "seconds": secs,
+           "stats": None if stats is None else _stats(stats)}
+    if res is None:
+        return None, f"segment {segment.index} (events {segment.first}..{segment.stop - 1}): {undecided}", row
+    kept = set()
+    for r in res:
+        if locality.unit == POSITION and segment.first:
+            r = locality.shift(r, segment.first)
+        if segment.owns(locality.last(r)):
+            kept.add(r)
+    row["kept"] = len(kept)
+    return frozenset(kept), None, row
+
+
+def _stats(stats: Any) -> dict:
+    if isinstance(stats, dict):
+        return dict(stats)
+    to_json = getattr(stats, "to_json", None)
+    return dict(to_json()) if to_json is not None else {}
+
+
+def segmented_oracle(lang: Any, query: Any, stream: Sequence[Any], options: Any, limits: Any,
+                     locality: Locality, size: int) -> SegmentedAnswer:
+    """The oracle's answer on ``stream``, solved segment by segment (module docstring), in this process.
+
+    Args:
+        lang, query, stream, options, limits: as for ``lang.oracle``; ``limits`` applies to each segment.
+        locality: the query's :class:`Locality` (``lang.locality(query, options, stream)``).
+        size: owned events per segment (:func:`plan`).
+
+    Returns:
+        A :class:`SegmentedAnswer`; its ``results`` equal the whole-stream oracle answer when the locality claim
+        holds.
+
+    Raises:
+        ValueError: from :func:`plan` (bad size, unordered stream).
+    """
+    t0 = time.perf_counter()
+    segs = plan(coordinates(lang, stream, locality), locality, size)
+    out: set = set()
+    rows = []
+    for seg in segs:
+        kept, why, row = solve_segment(lang, query, stream, options, limits, locality, seg)
+        rows.append(row)
+        if kept is None:
+            return SegmentedAnswer(None, why, rows, time.perf_counter() - t0)
+        out |= kept
+    return SegmentedAnswer(frozenset(out), None, rows, time.perf_counter() - t0)
+
+
+__all__ = ["Locality", "POSITION", "Segment", "SegmentedAnswer", "TIME", "coordinates", "plan",
+           "segmented_oracle", "solve_segment"]
