@@ -543,9 +543,9 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
 # ----------------------------------------------------------------------------- bench
 @app.command()
 def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmark (default: every language "
-                                              "that has one), or 'mutants'"),
-          target: Optional[str] = typer.Argument(None, help="with 'mutants': the language (default: every "
-                                                 "language that declares mutants)"),
+                                              "that has one), or 'mutants' or 'oracles'"),
+          target: Optional[str] = typer.Argument(None, help="with 'mutants' or 'oracles': the language (default: "
+                                                 "every language that declares mutants / an oracle workload)"),
           json_out: bool = typer.Option(False, "--json", help="print one JSON object per benchmark"),
           peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine"),
           quick: bool = typer.Option(False, "--quick", help="small sizes only"),
@@ -561,7 +561,9 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
     """Benchmarks with printed tables: the languages' workloads on the shared harness.
 
     ``ceplab bench mutants [LANG]`` plants each of the language's engine mutants in a temporary copy of the
-    engine and reports which checks kill it (:mod:`ceplab.workbench.mutants`).
+    engine and reports which checks kill it (:mod:`ceplab.workbench.mutants`). ``ceplab bench oracles [LANG]``
+    measures how each oracle scales with the stream length and the window, the largest stream it settles in
+    60 s, and differential cases per minute per core (:mod:`ceplab.workbench.bench.oracles`).
     """
     from ceplab.workbench import language
     from ceplab.workbench.bench import BenchRequest, run as run_bench
@@ -570,8 +572,12 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
         _bench_mutants(target, [c.strip() for c in checks.split(",") if c.strip()], mutant, cases, master,
                        json_out)
         return
+    if name == "oracles":
+        _bench_oracles(target, quick, full, seed, json_out)
+        return
     if target is not None:
-        raise _bad_input(f"ceplab: bench {name} takes no second argument (only 'bench mutants LANG' does)")
+        raise _bad_input(f"ceplab: bench {name} takes no second argument (only 'bench mutants LANG' and "
+                         f"'bench oracles LANG' do)")
 
     benchmarks = {L.name: L.benchmark() for L in language.languages() if L.benchmark is not None}
     try:
@@ -580,6 +586,34 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
     except CeplabError as e:
         raise _fail(e)
     raise typer.Exit(int(code or 0))
+
+
+def _bench_oracles(target: Optional[str], quick: bool, full: bool, seed: Optional[int], json_out: bool) -> None:
+    """``ceplab bench oracles [LANG]`` (:mod:`ceplab.workbench.bench.oracles`): exit 0, or 2 on bad input."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from ceplab.workbench import language
+    from ceplab.workbench.bench import oracles as O
+    from ceplab.workbench.bench.harness import output_console
+
+    if quick and full:
+        raise _bad_input("ceplab: choose one of --quick and --full")
+    langs = [_lang(target)] if target else language.languages()
+    if target and langs[0].oracle_workload is None:
+        raise _bad_input(f"ceplab: language {target!r} declares no oracle workload")
+    kind = "quick" if quick else "full" if full else "default"
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as prog:
+        task = prog.add_task(f"bench oracles ({kind} grid)", total=None)
+        try:
+            report = O.run(langs, kind, seed, lambda s: prog.update(task, description=f"bench oracles: {s}"))
+        except CeplabError as e:
+            raise _fail(e)
+    if json_out:
+        _emit_json(report)
+    else:
+        O.render(report, output_console())
 
 
 def _bench_mutants(target: Optional[str], checks: list[str], only: list[str], cases: Optional[int], master: str,

@@ -241,6 +241,19 @@ def _papers() -> PaperFormat:
     return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND)
 
 
+#: The benchmark workload :func:`_oracle_workload` uses.
+ORACLE_WORKLOAD = "NEG"
+
+
+def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
+    """The workload of ``ceplab bench oracles``: the benchmark's ``NEG`` query (:mod:`.bench`: a three-element
+    SEQ with a negated middle element, ``RANGE w``) on the first ``n`` elements of its seeded stream, one tick
+    apart."""
+    from ceplab.workbench.langs.cqels.bench import query_text, workload_elements
+
+    return query_text(ORACLE_WORKLOAD, w), workload_elements(ORACLE_WORKLOAD, n, 1, seed), Options()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.cqels.mutants import mutants
 
@@ -285,6 +298,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    oracle_workload=_oracle_workload,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),

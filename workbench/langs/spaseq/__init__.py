@@ -180,6 +180,19 @@ def _benchmark() -> Any:
     return BENCHMARK
 
 
+#: The benchmark workload :func:`_oracle_workload` uses.
+ORACLE_WORKLOAD = "VSTN"
+
+
+def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
+    """The workload of ``ceplab bench oracles``: the benchmark's V-shape under skip-till-next (``VSTN``,
+    :mod:`.bench`: ``SEQ(A; B; C)`` over sensor observations, ``WITHIN w SECONDS``, one tick per second) on the
+    first ``n`` events of its seeded stream."""
+    from ceplab.workbench.langs.spaseq.bench import query_text, workload_events
+
+    return query_text(ORACLE_WORKLOAD, w), workload_events(ORACLE_WORKLOAD, n, seed), Options()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.spaseq.mutants import mutants
 
@@ -222,6 +235,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    oracle_workload=_oracle_workload,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
