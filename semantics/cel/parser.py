@@ -1,4 +1,13 @@
-"""Parser for CEL queries (lark, Earley), producing :mod:`ceplab.semantics.cel.ast` values.
+"""Parser for CEL queries (lark: LALR(1) first, Earley when LALR cannot), producing :mod:`ceplab.semantics.cel.ast`
+values.
+
+One grammar (``grammar.lark``), two lark parsers.  The grammar is unambiguous but not LALR(1): after ``FILTER P``
+the token ``AND`` / ``OR`` may continue the predicate or join two formulas, and only a later token tells
+(``A AS x FILTER x.v > 1 AND B AS y``).  The LALR(1) parser resolves that conflict by shifting (continuing the
+predicate), so it accepts a subset of the language, and on that subset its tree is the grammar's unique parse
+tree, the one Earley finds; on any input it rejects, the Earley parser (``ambiguity="explicit"``) parses or
+reports the error.  The LALR parser is about ten times faster, and differential fuzzing parses a new query per
+case (tests: both parsers give the same tree on thousands of generated queries).
 
 Syntax (paper section 3, docs/semantics/cel.md#cel-2): ``R AS x``, ``phi FILTER P``, ``phi OR phi``,
 ``phi ; phi``, ``phi+``, parentheses, selection strategies ``STRICT(phi)``, ``NXT(phi)`` (also
@@ -23,7 +32,7 @@ import ast as _pyast
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ceplab.semantics.cel import ast as A
@@ -36,8 +45,25 @@ _STRAT = {"NEXT": "NXT", "ANY": "ALL"}
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    """The Earley parser: every input of the grammar; its errors are the ones reported."""
     return Lark(_GRAMMAR, parser="earley", lexer="dynamic", propagate_positions=True,
                 ambiguity="explicit")
+
+
+@lru_cache(maxsize=1)
+def _lalr() -> Lark:
+    """The LALR(1) parser of the same grammar (shift/reduce conflicts on ``AND``/``OR`` after a predicate resolved
+    by shifting; see the module docstring)."""
+    return Lark(_GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True)
+
+
+def parse_tree(text: str) -> "Tree":
+    """The lark parse tree of ``text``: the LALR(1) parser's when it accepts ``text``, else the Earley parser's
+    (which raises ``UnexpectedInput`` on a syntax error)."""
+    try:
+        return _lalr().parse(text)
+    except UnexpectedInput:
+        return _lark().parse(text)
 
 
 class _ToAst(Transformer):
@@ -182,7 +208,7 @@ def parse(text: str, file: str | None = None, check: bool = True, options=None) 
             strategies that are not closed (naming the variable).
     """
     try:
-        tree = _lark().parse(text)
+        tree = parse_tree(text)
     except UnexpectedInput as e:
         line, col = getattr(e, "line", -1), getattr(e, "column", -1)
         if line is None or line < 1:  # end of input: point just after the last character
