@@ -311,11 +311,14 @@ def engine_refusal(e: BaseException) -> bool | None:
 
 def run_oracle(lang: Any, query: Any, stream: Any, options: Any, limits: Any = None
                ) -> tuple[frozenset | None, str | None, float, Any]:
-    """Run the oracle. Returns ``(results or None, undecided reason or None, seconds, stats)``."""
+    """Run the oracle (in the persistent isolated worker of :mod:`ceplab.workbench.oracle_worker` when
+    ``limits.isolate``). Returns ``(results or None, undecided reason or None, seconds, stats)``."""
     if limits is None:
         limits = default_limits()
+    from ceplab.workbench import oracle_worker
+
     t0 = time.perf_counter()
-    res = lang.oracle(query, stream, options, limits)
+    res = oracle_worker.call(lang, query, stream, options, limits)
     secs = time.perf_counter() - t0
     stats = getattr(res, "stats", None)
     results = getattr(res, "results", None)

@@ -142,10 +142,12 @@ def settle(lang: Any, grid: Grid, seed: int, note: Callable[[str], None]) -> dic
 def fuzz_rate(lang: Any, cases: int, length: int, seed: int) -> dict:
     """``cases`` differential cases of length ``length``, one after the other in this process (the campaign's
     :func:`ceplab.workbench.spark.run_case`): cases per minute on wall and CPU time, and the verdict counts."""
+    from ceplab.workbench import oracle_worker
     from ceplab.workbench.spark import run_case
 
     verdicts: dict[str, int] = {}
     run_case(lang.name, seed + 1, length, 0)   # warm-up (imports, caches), not counted
+    w0 = oracle_worker.worker().cpu_seconds()
     t0, c0 = time.perf_counter(), os.times()
     for cid in range(cases):
         row = run_case(lang.name, seed, length, cid)
@@ -153,7 +155,7 @@ def fuzz_rate(lang: Any, cases: int, length: int, seed: int) -> dict:
     wall = time.perf_counter() - t0
     c1 = os.times()
     cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) \
-        + (c1.children_system - c0.children_system)
+        + (c1.children_system - c0.children_system) + oracle_worker.worker().cpu_seconds() - w0
     return {"length": length, "cases": cases, "wall_s": wall, "cpu_s": cpu,
             "per_min_wall": 60.0 * cases / wall if wall > 0 else None,
             "per_min_cpu": 60.0 * cases / cpu if cpu > 0 else None, "verdicts": verdicts}
