@@ -118,7 +118,7 @@ except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
     _PAGE = 4096
 
 
-def _vm_bytes() -> int:
+def vm_bytes() -> int:
     """The process's current address-space size (bytes), 0 if unknown."""
     try:
         with open("/proc/self/statm", "rb") as f:
@@ -183,7 +183,7 @@ def guard(limits: EngineLimits) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, limits.time_s, _REPEAT_S)
     try:
         if limits.memory_mb is not None:
-            vm = _vm_bytes()
+            vm = vm_bytes()
             if vm:
                 old_as = resource.getrlimit(resource.RLIMIT_AS)
                 soft, hard = old_as

@@ -35,17 +35,11 @@ import struct
 import time
 from typing import Any, Callable
 
+from ceplab.workbench.limits import vm_bytes
+
 #: a worker whose address space grew by more than this many MiB since it started exits after its answer
 RECYCLE_MB = 512
 _HEADER = struct.Struct("!Q")
-
-
-def _vm_bytes() -> int:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        return 0
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -84,7 +78,7 @@ def _read_message(fd: int, deadline: float | None) -> bytes | None:
 def _serve(rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the forked worker
     """The worker's loop: read a call, run it, write the answer; exit on EOF."""
     gc.freeze()
-    base = _vm_bytes()
+    base = vm_bytes()
     hard = resource.getrlimit(resource.RLIMIT_AS)[1]
     while True:
         msg = _read_message(rfd, None)
@@ -93,7 +87,7 @@ def _serve(rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the forked
         fn, args, memory_mb = pickle.loads(msg)
         recycle = False
         if memory_mb is not None:
-            cap = _vm_bytes() + memory_mb * 2**20
+            cap = vm_bytes() + memory_mb * 2**20
             if hard != resource.RLIM_INFINITY:
                 cap = min(cap, hard)
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
@@ -117,7 +111,7 @@ def _serve(rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the forked
         except Exception:  # noqa: BLE001
             data = pickle.dumps(("repeat",))
         _write_all(wfd, data)
-        if recycle or _vm_bytes() - base > RECYCLE_MB * 2**20:
+        if recycle or vm_bytes() - base > RECYCLE_MB * 2**20:
             os._exit(0)
 
 
