@@ -19,6 +19,14 @@ Not supported (outside the paper's language, reported as unknown operators): ``f
 ``aggregate(...)`` is parsed as an ordinary event atom named ``aggregate``, so it is rejected only by the
 evaluator.
 
+Parsing: one statement at a time (:func:`split_statements`), with lark's LALR(1) parser of ``grammar.lark``
+when it accepts the statement (about 99% of generated statements, ten times faster) and with the Earley
+parser of the same grammar otherwise, which also gives every error message and ambiguity report
+(:func:`parse_tree`; the tests compare the two trees on generated and bundled statements).  To make the
+grammar LALR(1), a static atom in a condition is parsed as a term and checked afterwards (``c_term``: a name
+or a compound, not an arithmetic expression), and the ``.`` of ``(P).q`` and ``not(P).[..]`` is its own
+terminal, never the end of a statement.
+
 After parsing, :func:`ceplab.semantics.etalis.analysis.check_program` checks safety and the termination condition
 of docs/semantics/etalis.md#etalis-A14 (all errors are :class:`~ceplab.semantics.errors.ParseError` with line and column).
 """
@@ -27,6 +35,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
@@ -48,8 +57,27 @@ _UNESC = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    """The Earley parser: every statement of the grammar; its errors and ambiguity reports are the ones given."""
     return Lark(_GRAMMAR, parser="earley", lexer="dynamic", propagate_positions=True,
                 ambiguity="explicit", start="start")
+
+
+@lru_cache(maxsize=1)
+def _lalr() -> Lark:
+    """The LALR(1) parser of the same grammar.  Its shift/reduce conflicts (a ``,`` after a ``where`` condition
+    inside ``not(..).[..]``, ``[]`` followed by ``)`` at the start of a statement) are resolved by shifting, so it
+    accepts a subset of the statements; on that subset its tree is the grammar's unique parse tree (the Earley
+    parser's), and every statement it rejects goes to the Earley parser (module docstring)."""
+    return Lark(_GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True, start="start")
+
+
+def parse_tree(text: str) -> Any:
+    """The lark parse tree of one statement (or several): LALR(1) when it accepts ``text``, else Earley (which
+    raises ``UnexpectedInput`` on a syntax error)."""
+    try:
+        return _lalr().parse(text)
+    except UnexpectedInput:
+        return _lark().parse(text)
 
 
 def _unquote(s: str) -> str:
@@ -85,6 +113,12 @@ def _tpos(t) -> tuple[int, int] | None:
 class _ToAst(Transformer):
     """Tree -> AST.  Semantic errors found locally raise ParseError (without file)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._arith: set[int] = set()   # ids of the arithmetic compounds built so far (kept alive in _keep)
+        self._keep: list = []
+        self._sympos: dict[int, tuple[int, int] | None] = {}
+
     # ---------------------------------------------------------------- terms
     def var(self, items):
         tok = items[0]
@@ -97,7 +131,10 @@ class _ToAst(Transformer):
         return A.Str(_unquote(str(items[0])))
 
     def sym(self, items):
-        return A.Sym(_name(items[0]))
+        s = A.Sym(_name(items[0]))
+        self._sympos[id(s)] = _p(items[0])     # a name used as a static atom keeps its position (c_term)
+        self._keep.append(s)
+        return s
 
     def list(self, items):
         return A.List(tuple(i for i in items if i is not None))
@@ -108,14 +145,20 @@ class _ToAst(Transformer):
     def arith(self, items):
         left, op, right = items
         o = str(op)
-        return A.Compound(o, (left, right), pos=_tpos(left) or _p(op))
+        return self._mark(A.Compound(o, (left, right), pos=_tpos(left) or _p(op)))
 
     def negnum(self, items):
         return _num("-" + str(items[-1]))
 
     def neg(self, items):
         arg = items[-1]
-        return A.Compound("-", (arg,), pos=_tpos(arg))
+        return self._mark(A.Compound("-", (arg,), pos=_tpos(arg)))
+
+    def _mark(self, c: A.Compound) -> A.Compound:
+        """Remember that ``c`` is an arithmetic expression (never a static atom, :meth:`c_term`)."""
+        self._arith.add(id(c))
+        self._keep.append(c)
+        return c
 
     # ---------------------------------------------------------------- conditions
     def c_cmp(self, items):
@@ -127,8 +170,16 @@ class _ToAst(Transformer):
         v, _k, e = items
         return A.Is(A.Var(str(v), pos=_p(v)), e, pos=_p(v))
 
-    def c_atom(self, items):
-        return A.StaticAtom(_name(items[0]), tuple(items[1:]), pos=_p(items[0]))
+    def c_term(self, items):
+        """A term used as a condition: a static atom (a name or a compound ``p(t1..tn)``, not an arithmetic
+        expression)."""
+        (t,) = items
+        if isinstance(t, A.Sym):
+            return A.StaticAtom(t.name, (), pos=self._sympos.get(id(t)))
+        if isinstance(t, A.Compound) and id(t) not in self._arith:
+            return A.StaticAtom(t.functor, t.args, pos=t.pos)
+        raise ParseError(f"a condition must be a comparison, 'X is E', a static atom, '\\+ C', or a "
+                         f"parenthesised condition; got the term {t}", None, *(_tpos(t) or (1, 1)))
 
     def c_not(self, items):
         return A.CNot(items[1], pos=_p(items[0]))
@@ -332,7 +383,7 @@ def _parse_chunk(full: str, line0: int, col0: int, chunk: str, file: str | None)
         return (line + line0 - 1, col + col0 - 1 if line == 1 else col)
 
     try:
-        tree = _lark().parse(text)
+        tree = parse_tree(text)
     except UnexpectedInput as e:
         line, col = getattr(e, "line", -1), getattr(e, "column", -1)
         if line is None or line < 1:
