@@ -405,6 +405,90 @@ def compare(ctx: typer.Context,
     raise typer.Exit(code)
 
 
+# ----------------------------------------------------------------------------- check
+@app.command()
+def check(lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
+          query: Path = typer.Argument(..., help="query file (a query the language declares local: windowed)"),
+          stream: Path = typer.Argument(..., help="stream file (one long stream)"),
+          sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
+          segment_events: int = typer.Option(2000, "--segment-events", min=1, help="owned events per oracle "
+                                             "segment"),
+          master: Optional[str] = typer.Option(None, "--master", help="solve the segments on this Spark master "
+                                               "(default: in this process)"),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit per segment (s)"),
+          engine_time: float = typer.Option(0.0, "--engine-time", help="engine limit for the whole stream: "
+                                            "wall-clock seconds (0: none)"),
+          engine_memory: int = typer.Option(0, "--engine-memory", help="engine limit for the whole stream: MiB "
+                                            "(0: none)"),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="write a shrunk reproducer per disagreeing "
+                                                 "segment here"),
+          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
+                                              help="inject an engine fault: drop|duplicate|late"),
+          json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+    """Check the incremental engine over one long stream against the oracle solved segment by segment
+    (:mod:`ceplab.workbench.check`): exit 0 agree, 1 disagree, 2 bad input or a query that is not local,
+    3 undecided, 5 engine limit."""
+    from ceplab.workbench.check import NotLocal, check as do_check
+    from ceplab.workbench.limits import EngineLimitExceeded, EngineLimits
+
+    L = _lang(lang)
+    spark = None
+    if master is not None:
+        _require_java()
+    try:
+        q, text, s, options = _load(L, query, stream, sets)
+        if master is not None:
+            from ceplab.workbench.spark import spark_session
+
+            spark = spark_session(master, "ceplab-check")
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True) as prog:
+            task = prog.add_task("check", total=None)
+            rep = do_check(L, q, text, s, options, size=segment_events, limits=_limits(timeout),
+                           engine_limits=EngineLimits(**_engine_kw(engine_time, engine_memory)), spark=spark,
+                           where=master or "in process", out=out_dir, fault=fault,
+                           note=lambda m: prog.update(task, description=f"check: {m}"))
+    except NotLocal as e:
+        raise _bad_input(f"ceplab: {query}: {e}; use `ceplab compare` on shorter streams")
+    except EngineLimitExceeded as e:
+        out.print(f"engine limit: {e.reason}", markup=False)
+        raise typer.Exit(5)
+    except CeplabError as e:
+        raise _fail(e, query)
+    code = {"agree": 0, "disagree": 1, "undecided": 3}[rep.verdict]
+    tj = L.result_to_json
+    if json_out:
+        obj = {"lang": lang, "verdict": rep.verdict, "events": rep.events, "segments": len(rep.segments),
+               "span": rep.span, "unit": rep.unit, "engine_count": rep.engine_count,
+               "oracle_count": rep.oracle_count, "engine_seconds": round(rep.engine_seconds, 6),
+               "oracle_seconds": round(rep.oracle_seconds, 6), "where": rep.where, "undecided": rep.undecided,
+               "oracle_only": [tj(r) for r in rep.oracle_only], "engine_only": [tj(r) for r in rep.engine_only],
+               "problems": rep.problems, "cut": rep.cut}
+        _emit_json(obj)
+    else:
+        out.print(f"{rep.verdict}: {rep.events:,} events, engine {rep.engine_count:,} result(s) in "
+                  f"{rep.engine_seconds:.2f} s; oracle "
+                  f"{'-' if rep.oracle_count is None else f'{rep.oracle_count:,}'} result(s) in "
+                  f"{rep.oracle_seconds:.2f} s over {len(rep.segments)} segment(s) (overlap {rep.span} "
+                  f"{'ticks' if rep.unit == 'time' else 'positions'}, {rep.where})", markup=False)
+        if rep.undecided:
+            out.print(f"  undecided: {rep.undecided}", markup=False)
+        for r in rep.oracle_only[:20]:
+            out.print(f"  oracle only: {_fmt(L, r)}", markup=False)
+        for r in rep.engine_only[:20]:
+            out.print(f"  engine only: {_fmt(L, r)}", markup=False)
+        for p in rep.problems[:20]:
+            out.print(f"  problem: {p}", markup=False)
+        for c in rep.cut:
+            out.print(f"  segment {c['segment']} (events {c['first']}..{c['stop'] - 1}): "
+                      f"{'reproduced alone' if c['reproduced'] else 'not reproduced alone'}"
+                      + (f"; reproducer {c['reproducer']}" if c["reproducer"] else ""), markup=False)
+    raise typer.Exit(code)
+
+
 # ----------------------------------------------------------------------------- fuzz
 def _summary_table(title: str, rows: list[dict], check_col: bool = False) -> Table:
     t = Table(title=title)
