@@ -2,13 +2,15 @@
 
 ::
 
-    ceplab run LANG QUERY STREAM [--oracle|--engine] [--set K=V]... [--json]
+    ceplab run LANG QUERY STREAM [--oracle [--stats] [--segments N]|--engine] [--set K=V]... [--json]
     ceplab compare LANG QUERY STREAM [--set K=V]... [--engine-time S] [--engine-memory MIB] [--json]
         exit 0 agree, 1 disagree, 2 bad input, 3 undecided, 5 engine limit
     ceplab fuzz LANG|all [--cases N] [--length L] [--seed S] [--master URL] [--out DIR]
         [--engine-time S] [--engine-memory MIB] [--json]
+    ceplab check LANG QUERY STREAM [--segment-events N] [--master URL] [--out DIR] [--json]
     ceplab papers-check [PAPER] [--json]
     ceplab bench [NAME] [--json] [--peer P] [--quick]
+    ceplab bench mutants|oracles [LANG] ...
     ceplab verify [--engine-time S] [--engine-memory MIB]
 
     ceplab languages [--json]
