@@ -48,7 +48,7 @@ def test_the_languages_that_scale_declare_locality():
 
 
 @pytest.mark.parametrize("name", [n for n in LOCAL if language.get(n).oracle_workload is not None])
-@pytest.mark.parametrize("seed,n,w,size", [(0, 150, 20, 10), (1, 200, 25, 15), (2, 120, 15, 6)])
+@pytest.mark.parametrize("seed,n,w,size", [(0, 200, 30, 12), (1, 300, 40, 20), (2, 200, 25, 8)])
 def test_segmented_equals_whole_on_the_workload(name, seed, n, w, size):
     L = language.get(name)
     text, stream, options = L.oracle_workload(n, w, seed)

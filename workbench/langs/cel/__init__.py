@@ -167,17 +167,18 @@ def _shift(c: Any, offset: int) -> Any:
 
 
 #: The query of ``ceplab bench oracles`` (window ``{w}`` in positions).
-ORACLE_WORKLOAD = "(A AS a ; B AS b ; C AS c) FILTER (a.v < b.v AND b.v < c.v) WITHIN {w}"
+ORACLE_WORKLOAD = "(A AS a ; B AS b ; C AS c) FILTER (a.v = b.v AND b.v = c.v) WITHIN {w}"
 
 
 def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
     """:data:`ORACLE_WORKLOAD` with window ``w`` over ``n`` seeded random events: types uniform over A, B, C and
-    three noise types, ``v`` uniform in 0..99, event ``i`` at time and position ``i``."""
+    three noise types, ``v`` uniform in 0..4 (so about one pair in 25 before a C completes a match), event ``i``
+    at time and position ``i``."""
     from ceplab.semantics.events import Event, Stream
 
     rng = random.Random(f"ceplab-oracle-workload:cel:{seed}")
     types = ("A", "B", "C", "N1", "N2", "N3")
-    evs = [Event(rng.choice(types), i, {"v": rng.randrange(100)}, i) for i in range(n)]
+    evs = [Event(rng.choice(types), i, {"v": rng.randrange(5)}, i) for i in range(n)]
     return ORACLE_WORKLOAD.format(w=w), Stream(evs, f"<oracle workload n={n} seed={seed}>"), Options()
 
 
