@@ -8,7 +8,7 @@ A campaign for one language, with ``cases`` cases of stream length ``length`` an
    (:func:`replay_case`).
 2. :func:`generate_streams` materialises the streams as a DataFrame (``stream_id, position, time,
    type, attrs`` with ``attrs`` a JSON string), written as Parquet to ``OUT/<lang>/streams.parquet``.
-3. One Spark job ``parallelize(ids, slices).mapPartitions(...)`` runs
+3. One Spark job ``spark.range(cases).mapInPandas(...)`` (DataFrame API only) runs
    :func:`ceplab.workbench.compare.compare` per case on the executors (about 20 partitions, at least four
    per core); a driver thread polls Spark's status tracker and a rich progress bar on stderr
    advances as partitions finish.
@@ -46,7 +46,6 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -266,22 +265,29 @@ def run_case(lang_name: str, seed: int, length: int, case_id: int, fault: str | 
     return row
 
 
-def _run_partition(lang_name: str, seed: int, length: int, fault: str | None,
-                   limits_kw: dict | None, engine_kw: dict | None,
-                   ids: Iterable[int]) -> Iterator[dict]:
-    for cid in ids:
-        yield run_case(lang_name, seed, length, cid, fault, limits_kw, engine_kw)
+class _StreamRows:
+    """``mapInPandas`` function: the event rows of the cases whose ids arrive (column ``id``), each case drawn
+    from its own seed (so the rows do not depend on how ids are batched or partitioned)."""
 
+    def __init__(self, lang_name: str, seed: int, length: int) -> None:
+        self.lang_name, self.seed, self.length = lang_name, seed, length
 
-def _stream_rows(lang_name: str, seed: int, length: int, ids: Iterable[int]) -> Iterator[tuple]:
-    from ceplab.workbench import language
+    def __call__(self, batches: Iterable[Any]) -> Iterator[Any]:
+        import pandas as pd
 
-    lang = language.get(lang_name)
-    for cid in ids:
-        _q, stream, _o = lang.random_case(case_rng(seed, lang_name, cid), length)
-        for i, e in enumerate(stream):
-            t, typ, attrs = lang.event_row(e)
-            yield (cid, i, t, typ, json.dumps(attrs, sort_keys=True))
+        from ceplab.workbench import language
+
+        lang = language.get(self.lang_name)
+        cols = ("stream_id", "position", "time", "type", "attrs")
+        for pdf in batches:
+            rows = []
+            for cid in pdf["id"]:
+                _q, stream, _o = lang.random_case(case_rng(self.seed, self.lang_name, int(cid)), self.length)
+                for i, e in enumerate(stream):
+                    t, typ, attrs = lang.event_row(e)
+                    rows.append((int(cid), i, int(t), typ, json.dumps(attrs, sort_keys=True)))
+            yield pd.DataFrame(rows, columns=cols).astype({"stream_id": "int64", "position": "int32",
+                                                            "time": "int64"})
 
 
 def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str) -> Any:
@@ -289,19 +295,41 @@ def generate_streams(spark: Any, n: int, length: int, seed: int, lang: str) -> A
 
     Columns: ``stream_id`` (= case id), ``position``, ``time``, ``type``, ``attrs`` (JSON object
     text), as the language's ``Language.event_row`` gives them. Generated on the executors from
-    the same seeds as the fuzz cases.
+    the same seeds as the fuzz cases (DataFrame API: ``spark.range`` and ``mapInPandas``).
     """
-    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+    parts = max(1, min(n, _parallelism(spark)))
+    return spark.range(n, numPartitions=parts).mapInPandas(
+        _StreamRows(lang, seed, length),
+        schema="stream_id long, position int, time long, type string, attrs string")
 
-    schema = StructType([StructField("stream_id", LongType(), False),
-                         StructField("position", IntegerType(), False),
-                         StructField("time", LongType(), False),
-                         StructField("type", StringType(), False),
-                         StructField("attrs", StringType(), False)])
-    sc = spark.sparkContext
-    rdd = sc.parallelize(range(n), max(1, min(n, sc.defaultParallelism))).mapPartitions(
-        partial(_stream_rows, lang, seed, length))
-    return spark.createDataFrame(rdd, schema)
+
+def _parallelism(spark: Any) -> int:
+    """The default parallelism of the session (``spark.default.parallelism``, else the local master's core
+    count, else 2)."""
+    conf = spark.conf.get("spark.default.parallelism", None)
+    if conf:
+        return max(1, int(conf))
+    master = spark.conf.get("spark.master", "local[*]")
+    if master.startswith("local["):
+        inner = master[6:].split(",")[0].rstrip("]")
+        return (os.cpu_count() or 2) if inner == "*" else max(1, int(inner))
+    return 2
+
+
+class _CaseRows:
+    """``mapInPandas`` function of a campaign: one JSON row (:func:`run_case`) per case id that arrives."""
+
+    def __init__(self, lang_name: str, seed: int, length: int, fault: str | None, limits_kw: dict | None,
+                 engine_kw: dict | None) -> None:
+        self.args = (lang_name, seed, length)
+        self.fault, self.limits_kw, self.engine_kw = fault, limits_kw, engine_kw
+
+    def __call__(self, batches: Iterable[Any]) -> Iterator[Any]:
+        import pandas as pd
+
+        for pdf in batches:
+            yield pd.DataFrame({"row": [json.dumps(run_case(*self.args, int(cid), self.fault, self.limits_kw,
+                                                            self.engine_kw)) for cid in pdf["id"]]})
 
 
 # ----------------------------------------------------------------------------- campaign
@@ -414,7 +442,7 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
     if own:
         spark = spark_session(master)
     sc = spark.sparkContext
-    par = max(1, sc.defaultParallelism)
+    par = _parallelism(spark)
     summaries = []
     try:
         with _progress(progress) as bar:
@@ -442,7 +470,6 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
     if write_parquet:
         generate_streams(spark, cases, length, seed, name).write.mode("overwrite").parquet(
             str(lang_out / "streams.parquet"))
-    ids = list(range(cases))
     slices = max(1, min(cases, max(4 * par, 20)))
     task = bar.add_task(f"fuzz {name}", total=cases, rate="")
     group = f"ceplab-fuzz-{name}-{seed}-{time.time_ns()}"
@@ -450,9 +477,9 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
 
     def job() -> list[dict]:
         sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
-        rdd = sc.parallelize(ids, slices)
-        return rdd.mapPartitions(partial(_run_partition, name, seed, length, fault,
-                                         limits_kw, engine_kw)).collect()
+        df = spark.range(cases, numPartitions=slices).mapInPandas(
+            _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
+        return [json.loads(r["row"]) for r in df.collect()]
 
     # one Spark job (few scheduling round trips); the bar follows its completed tasks
     with ThreadPoolExecutor(max_workers=1) as pool:
