@@ -407,12 +407,48 @@ def compare(ctx: typer.Context,
     raise typer.Exit(code)
 
 
+# ----------------------------------------------------------------------------- generate
+@app.command()
+def generate(lang: str = typer.Argument(..., help="a registered language with a long-stream generator"),
+             events: int = typer.Option(..., "--events", min=1, help="events per stream"),
+             streams: int = typer.Option(1, "--streams", min=1, help="number of streams"),
+             seed: int = typer.Option(0, "--seed", help="seed"),
+             out_dir: Path = typer.Option(..., "--out", help="output folder (a partitioned Parquet dataset)"),
+             chunk: int = typer.Option(100_000, "--chunk", min=1, help="events per chunk (one task, one file)"),
+             master: str = typer.Option("local[*]", "--master", help="Spark master URL"),
+             json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+    """Draw seeded random streams on Spark and write them as Parquet (:mod:`ceplab.workbench.generate`); the
+    output is the same for any number of executors. ``ceplab check LANG QUERY OUT --stream K`` reads it."""
+    from ceplab.workbench.generate import generate as do_generate
+    from ceplab.workbench.spark import spark_session
+
+    L = _lang(lang)
+    if L.stream_chunk is None:
+        raise _bad_input(f"ceplab: the {lang} plugin has no long-stream generator (Language.stream_chunk)")
+    _require_java()
+    spark = spark_session(master, "ceplab-generate")
+    try:
+        man = do_generate(spark, L, events, streams, seed, out_dir, chunk)
+    finally:
+        spark.stop()
+    man["events_per_s"] = round(man["written"] / man["seconds"], 1) if man["seconds"] > 0 else None
+    man["out"], man["master"] = str(out_dir), master
+    if json_out:
+        _emit_json(man)
+    else:
+        out.print(f"{man['written']:,} events in {man['streams']} stream(s), {man['files']} file(s), "
+                  f"{man['seconds']:.1f} s ({man['events_per_s']:,.0f} events/s) on {master}: {out_dir}",
+                  markup=False)
+
+
 # ----------------------------------------------------------------------------- check
 @app.command()
 def check(lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
           query: Path = typer.Argument(..., help="query file (a query the language declares local: windowed)"),
-          stream: Path = typer.Argument(..., help="stream file (one long stream)"),
+          stream: Path = typer.Argument(..., help="stream file (one long stream), or a dataset written by "
+                                        "`ceplab generate`"),
           sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
+          stream_id: int = typer.Option(0, "--stream", min=0, help="with a generated dataset: which stream"),
           segment_events: int = typer.Option(2000, "--segment-events", min=1, help="owned events per oracle "
                                              "segment"),
           master: Optional[str] = typer.Option(None, "--master", help="solve the segments on this Spark master "
@@ -438,7 +474,16 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
     if master is not None:
         _require_java()
     try:
-        q, text, s, options = _load(L, query, stream, sets)
+        from ceplab.workbench import generate as G
+
+        if G.is_dataset(stream):
+            from ceplab.workbench.compare import options_from_kv
+
+            options = options_from_kv(L.options, sets)
+            q, text = L.parse_file(query), Path(query).read_text(encoding="utf-8")
+            s = G.read_stream(L, stream, stream_id)
+        else:
+            q, text, s, options = _load(L, query, stream, sets)
         if master is not None:
             from ceplab.workbench.spark import spark_session
 

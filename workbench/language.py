@@ -226,6 +226,10 @@ class Language:
         oracle_workload: ``(n, w, seed) -> (query_text, stream, options)``: a documented windowed query with
             window ``w`` (ticks or positions, as the language's windows count) over a seeded random stream of
             ``n`` events, the workload of ``ceplab bench oracles``; or None.
+        stream_chunk: ``(seed, stream, start, count) -> Stream``: the events ``start .. start+count-1`` (positions
+            and times ``start``, ``start+1``, ... unless the language's streams need ties) of seeded random long
+            stream ``stream``, drawn from a generator seeded by ``(seed, stream, start)`` alone, so that chunks
+            can be drawn in parallel (``ceplab generate``); or None.
     """
 
     name: str
@@ -260,6 +264,7 @@ class Language:
     mutants: Callable[[], tuple[Mutant, ...]] | None = None
     locality: Callable[[Query, Options, Stream], Any] | None = None
     oracle_workload: Callable[[int, int, int], tuple[str, Stream, Options]] | None = None
+    stream_chunk: Callable[[int, int, int, int], Stream] | None = None
 
     def __post_init__(self) -> None:
         if (self.result_end is None) == (self.result_positions is None):

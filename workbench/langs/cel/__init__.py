@@ -171,15 +171,22 @@ ORACLE_WORKLOAD = "(A AS a ; B AS b ; C AS c) FILTER (a.v = b.v AND b.v = c.v) W
 
 
 def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
-    """:data:`ORACLE_WORKLOAD` with window ``w`` over ``n`` seeded random events: types uniform over A, B, C and
-    three noise types, ``v`` uniform in 0..4 (so about one pair in 25 before a C completes a match), event ``i``
-    at time and position ``i``."""
+    """:data:`ORACLE_WORKLOAD` with window ``w`` over the first ``n`` events of :func:`_stream_chunk`'s stream 0."""
+    return ORACLE_WORKLOAD.format(w=w), _stream_chunk(seed, 0, 0, n), Options()
+
+
+def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
+    """Events ``start .. start+count-1`` of random stream ``stream`` (``ceplab generate``, the oracle workload):
+    types uniform over A, B, C and three noise types, ``v`` uniform in 0..4 (so about one pair in 25 before a C
+    completes a match of :data:`ORACLE_WORKLOAD`), event ``i`` at time and position ``i``; drawn from a
+    generator seeded by ``(seed, stream, start)``."""
     from ceplab.semantics.events import Event, Stream
 
-    rng = random.Random(f"ceplab-oracle-workload:cel:{seed}")
+    rng = random.Random(f"ceplab-stream:cel:{seed}:{stream}:{start}")
     types = ("A", "B", "C", "N1", "N2", "N3")
-    evs = [Event(rng.choice(types), i, {"v": rng.randrange(5)}, i) for i in range(n)]
-    return ORACLE_WORKLOAD.format(w=w), Stream(evs, f"<oracle workload n={n} seed={seed}>"), Options()
+    choice, rr = rng.choice, rng.randrange
+    evs = [Event(choice(types), i, {"v": rr(5)}, i) for i in range(start, start + count)]
+    return Stream(evs, f"<random stream {stream} seed={seed}>")
 
 
 def _mutants() -> tuple:
@@ -225,4 +232,5 @@ LANGUAGE = Language(
     mutants=_mutants,
     locality=_locality,
     oracle_workload=_oracle_workload,
+    stream_chunk=_stream_chunk,
 )

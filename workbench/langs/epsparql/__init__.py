@@ -274,18 +274,25 @@ ORACLE_WORKLOAD = ("PREFIX : <http://example.org/>\n"
 
 
 def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, list, Options]:
-    """:data:`ORACLE_WORKLOAD` with bound ``w`` over ``n`` seeded random occurrences: subject one of four
-    companies, predicate ``:price`` or ``:volume``, object an integer in 0..99, occurrence ``i`` at tick ``i``."""
+    """:data:`ORACLE_WORKLOAD` with bound ``w`` over the first ``n`` occurrences of :func:`_stream_chunk`'s stream
+    0."""
+    return ORACLE_WORKLOAD.format(w=w), _stream_chunk(seed, 0, 0, n), Options()
+
+
+def _stream_chunk(seed: int, stream: int, start: int, count: int) -> list:
+    """Occurrences ``start .. start+count-1`` of random stream ``stream`` (``ceplab generate``, the oracle
+    workload): subject one of four companies, predicate ``:price`` or ``:volume``, object an integer in 0..99,
+    occurrence ``i`` at tick ``i``; drawn from a generator seeded by ``(seed, stream, start)``."""
     from rdflib import Literal, URIRef
 
     from ceplab.semantics.epsparql.streams import Occurrence
 
-    rng = random.Random(f"ceplab-oracle-workload:epsparql:{seed}")
+    rng = random.Random(f"ceplab-stream:epsparql:{seed}:{stream}:{start}")
     subs = [URIRef(f"{EX}c{i}") for i in range(4)]
     preds = [URIRef(f"{EX}price"), URIRef(f"{EX}volume")]
     vals = [Literal(v) for v in range(100)]
-    occ = [Occurrence(rng.choice(subs), rng.choice(preds), rng.choice(vals), i, i, i) for i in range(n)]
-    return ORACLE_WORKLOAD.format(w=w), occ, Options()
+    choice = rng.choice
+    return [Occurrence(choice(subs), choice(preds), choice(vals), i, i, i) for i in range(start, start + count)]
 
 
 def _mutants() -> tuple:
@@ -347,4 +354,5 @@ LANGUAGE = Language(
     mutants=_mutants,
     locality=_locality,
     oracle_workload=_oracle_workload,
+    stream_chunk=_stream_chunk,
 )

@@ -401,15 +401,22 @@ ORACLE_WORKLOAD = "ie <- (a seq b).{w}.\ne <- (ie seq c).{w}.\n"
 
 
 def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, list, Options]:
-    """:data:`ORACLE_WORKLOAD` with window ``w`` over ``n`` seeded random point events (types uniform over a, b,
-    c and four noise types; event ``i`` at time and position ``i``), unrestricted policy."""
+    """:data:`ORACLE_WORKLOAD` with window ``w`` over the first ``n`` events of :func:`_stream_chunk`'s stream 0,
+    unrestricted policy."""
+    return ORACLE_WORKLOAD.format(w=w), _stream_chunk(seed, 0, 0, n), Options()
+
+
+def _stream_chunk(seed: int, stream: int, start: int, count: int) -> list:
+    """Events ``start .. start+count-1`` of random stream ``stream`` (``ceplab generate``, the oracle workload):
+    point events without arguments, types uniform over a, b, c and four noise types, event ``i`` at time and
+    position ``i``; drawn from a generator seeded by ``(seed, stream, start)``."""
     from ceplab.semantics.etalis.ast import EventAtom
     from ceplab.semantics.etalis.streams import StreamEvent
 
-    rng = random.Random(f"ceplab-oracle-workload:etalis:{seed}")
-    types = ("a", "b", "c", "n1", "n2", "n3", "n4")
-    evs = [StreamEvent(EventAtom(rng.choice(types)), i, i, i) for i in range(n)]
-    return ORACLE_WORKLOAD.format(w=w), evs, Options()
+    rng = random.Random(f"ceplab-stream:etalis:{seed}:{stream}:{start}")
+    atoms = [EventAtom(t) for t in ("a", "b", "c", "n1", "n2", "n3", "n4")]
+    choice = rng.choice
+    return [StreamEvent(choice(atoms), i, i, i) for i in range(start, start + count)]
 
 
 def _mutants() -> tuple:
@@ -463,5 +470,6 @@ LANGUAGE = Language(
     benchmark=_benchmark,
     locality=_locality,
     oracle_workload=_oracle_workload,
+    stream_chunk=_stream_chunk,
     mutants=_mutants,
 )
