@@ -254,6 +254,17 @@ def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
     return query_text(ORACLE_WORKLOAD, w), workload_elements(ORACLE_WORKLOAD, n, 1, seed), Options()
 
 
+def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
+    """Elements ``start .. start+count-1`` of random stream ``stream`` (``ceplab generate``): the benchmark's
+    sparse stream (:mod:`.bench`: one triple per element, element ``i`` at tick ``i``), drawn from a generator
+    seeded by ``(seed, stream, start)``."""
+    from ceplab.workbench.langs.cqels.bench import SUBJECTS, make_elements
+
+    rnd = random.Random(f"ceplab-stream:cqels:{seed}:{stream}:{start}").random
+    ds = [(int(rnd() * SUBJECTS), int(rnd() * 3), 0) for _ in range(count)]
+    return make_elements(ORACLE_WORKLOAD, ds, 1, start)
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.cqels.mutants import mutants
 
@@ -299,6 +310,7 @@ LANGUAGE = Language(
     benchmark=_benchmark,
     mutants=_mutants,
     oracle_workload=_oracle_workload,
+    stream_chunk=_stream_chunk,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),

@@ -193,6 +193,17 @@ def _oracle_workload(n: int, w: int, seed: int) -> tuple[str, Any, Options]:
     return query_text(ORACLE_WORKLOAD, w), workload_events(ORACLE_WORKLOAD, n, seed), Options()
 
 
+def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
+    """Events ``start .. start+count-1`` of random stream ``stream`` (``ceplab generate``): the benchmark's
+    stock stream (:mod:`.bench`: one SOSA observation per event, company uniform over four, price uniform in
+    0..99, event ``i`` at tick ``i`` on ``:stock``), drawn from a generator seeded by ``(seed, stream, start)``."""
+    from ceplab.workbench.langs.spaseq.bench import SUBJECTS, VALUES, make_events
+
+    rnd = random.Random(f"ceplab-stream:spaseq:{seed}:{stream}:{start}").random
+    ds = [(int(rnd() * SUBJECTS), int(rnd() * VALUES)) for _ in range(count)]
+    return make_events(ORACLE_WORKLOAD, ds, start)
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.spaseq.mutants import mutants
 
@@ -236,6 +247,7 @@ LANGUAGE = Language(
     benchmark=_benchmark,
     mutants=_mutants,
     oracle_workload=_oracle_workload,
+    stream_chunk=_stream_chunk,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
 )
