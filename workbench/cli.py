@@ -416,6 +416,7 @@ def generate(lang: str = typer.Argument(..., help="a registered language with a 
              out_dir: Path = typer.Option(..., "--out", help="output folder (a partitioned Parquet dataset)"),
              chunk: int = typer.Option(100_000, "--chunk", min=1, help="events per chunk (one task, one file)"),
              master: str = typer.Option("local[*]", "--master", help="Spark master URL"),
+             remote: Optional[str] = typer.Option(None, "--remote", help="a Spark Connect server sc://HOST:PORT"),
              json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Draw seeded random streams on Spark and write them as Parquet (:mod:`ceplab.workbench.generate`); the
     output is the same for any number of executors. ``ceplab check LANG QUERY OUT --stream K`` reads it."""
@@ -425,19 +426,23 @@ def generate(lang: str = typer.Argument(..., help="a registered language with a 
     L = _lang(lang)
     if L.stream_chunk is None:
         raise _bad_input(f"ceplab: the {lang} plugin has no long-stream generator (Language.stream_chunk)")
-    _require_java()
-    spark = spark_session(master, "ceplab-generate")
+    if remote is None:
+        _require_java()
+    try:
+        spark = spark_session(master, "ceplab-generate", remote=remote)
+    except RuntimeError as e:
+        raise _bad_input(f"ceplab: {e}")
     try:
         man = do_generate(spark, L, events, streams, seed, out_dir, chunk)
     finally:
         spark.stop()
     man["events_per_s"] = round(man["written"] / man["seconds"], 1) if man["seconds"] > 0 else None
-    man["out"], man["master"] = str(out_dir), master
+    man["out"], man["master"] = str(out_dir), remote or master
     if json_out:
         _emit_json(man)
     else:
         out.print(f"{man['written']:,} events in {man['streams']} stream(s), {man['files']} file(s), "
-                  f"{man['seconds']:.1f} s ({man['events_per_s']:,.0f} events/s) on {master}: {out_dir}",
+                  f"{man['seconds']:.1f} s ({man['events_per_s']:,.0f} events/s) on {man['master']}: {out_dir}",
                   markup=False)
 
 
@@ -453,6 +458,8 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
                                              "segment"),
           master: Optional[str] = typer.Option(None, "--master", help="solve the segments on this Spark master "
                                                "(default: in this process)"),
+          remote: Optional[str] = typer.Option(None, "--remote", help="solve the segments through this Spark "
+                                               "Connect server sc://HOST:PORT"),
           timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit per segment (s)"),
           engine_time: float = typer.Option(0.0, "--engine-time", help="engine limit for the whole stream: "
                                             "wall-clock seconds (0: none)"),
@@ -471,7 +478,7 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
 
     L = _lang(lang)
     spark = None
-    if master is not None:
+    if master is not None and remote is None:
         _require_java()
     try:
         from ceplab.workbench import generate as G
@@ -484,10 +491,13 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
             s = G.read_stream(L, stream, stream_id)
         else:
             q, text, s, options = _load(L, query, stream, sets)
-        if master is not None:
+        if master is not None or remote is not None:
             from ceplab.workbench.spark import spark_session
 
-            spark = spark_session(master, "ceplab-check")
+            try:
+                spark = spark_session(master or "local[*]", "ceplab-check", remote=remote)
+            except RuntimeError as e:
+                raise _bad_input(f"ceplab: {e}")
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -496,7 +506,7 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
             task = prog.add_task("check", total=None)
             rep = do_check(L, q, text, s, options, size=segment_events, limits=_limits(timeout),
                            engine_limits=EngineLimits(**_engine_kw(engine_time, engine_memory)), spark=spark,
-                           where=master or "in process", out=out_dir, fault=fault,
+                           where=remote or master or "in process", out=out_dir, fault=fault,
                            note=lambda m: prog.update(task, description=f"check: {m}"))
     except NotLocal as e:
         raise _bad_input(f"ceplab: {query}: {e}; use `ceplab compare` on shorter streams")
@@ -566,6 +576,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
          length: int = typer.Option(6, "--length", min=0, help="events per stream"),
          seed: int = typer.Option(0, "--seed", help="campaign seed"),
          master: str = typer.Option("local[*]", "--master", help="Spark master URL"),
+         remote: Optional[str] = typer.Option(None, "--remote", help="a Spark Connect server sc://HOST:PORT "
+                                              "(instead of --master)"),
          out_dir: Path = typer.Option(Path("ceplab-out/fuzz"), "--out",
                                       help="folder for Parquet streams/results and reproducers"),
          json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
@@ -589,7 +601,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
     counted on their own; OUT/<lang>/summary.json holds each language's counts."""
     from ceplab.workbench import language
 
-    _require_java()
+    if remote is None:
+        _require_java()
     langs = language.names() if lang == "all" else [_lang(lang).name]
     from ceplab.workbench.spark import FAULTS, fuzz as run_fuzz
 
@@ -600,7 +613,7 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                              out=out_dir, progress=True, fault=fault,
                              limits_kw={"time_s": timeout}, shrink_s=shrink_s,
                              engine_kw=_engine_kw(engine_time, engine_memory),
-                             max_reproducers=max_reproducers)
+                             max_reproducers=max_reproducers, remote=remote)
     except RuntimeError as e:
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)

@@ -71,14 +71,24 @@ def worker_pythonpath(pp: str) -> str:
     return os.pathsep.join(parts if str(PROJECT_ROOT) in parts else parts + [str(PROJECT_ROOT)])
 
 
-def spark_session(master: str = "local[*]", app: str = "ceplab") -> Any:
-    """A quiet, small Spark session (created or reused).
+def spark_session(master: str = "local[*]", app: str = "ceplab", remote: str | None = None) -> Any:
+    """A quiet, small Spark session (created or reused): classic on ``master``, or a Spark Connect client of
+    ``remote`` (``sc://host:port``) when it is given.  Everything the workbench runs on Spark uses the DataFrame
+    API only, so both kinds work; a Connect session has no ``sparkContext`` (:func:`context`).
 
     Raises:
-        RuntimeError: Spark could not start (the message says why; Java 17+ is needed).
+        RuntimeError: Spark could not start or connect (the message says why; Java 17+ is needed).
     """
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark.*")
     warnings.filterwarnings("ignore", category=UserWarning, module=r"pyspark.*")
+    if remote is not None:
+        from pyspark.sql import SparkSession
+
+        try:
+            return SparkSession.builder.remote(remote).appName(app).getOrCreate()
+        except Exception as e:
+            raise RuntimeError(f"could not connect to the Spark Connect server {remote} "
+                               f"({type(e).__name__}: {e})") from e
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ["PYTHONPATH"] = worker_pythonpath(os.environ.get("PYTHONPATH", ""))
@@ -393,6 +403,17 @@ def _progress(enabled: bool) -> Any:
                     console=Console(stderr=True), disable=not enabled, transient=False)
 
 
+def context(spark: Any) -> Any:
+    """The session's ``SparkContext``, or None on Spark Connect (which has none: no job groups or status
+    tracker, so progress advances only when a job ends)."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return None
+    try:
+        return spark.sparkContext
+    except Exception:   # noqa: BLE001 - a Connect session raises here
+        return None
+
+
 def _completed_tasks(sc: Any, group: str) -> int:
     """Completed tasks of the jobs in a job group (0 if the tracker knows nothing yet)."""
     try:
@@ -413,13 +434,15 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
          master: str = "local[*]", out: str | Path = "ceplab-out/fuzz", spark: Any = None,
          progress: bool = True, fault: str | None = None, limits_kw: dict | None = None,
          shrink_s: float = 30.0, write_parquet: bool = True,
-         engine_kw: dict | None = None, max_reproducers: int | None = None) -> list[FuzzSummary]:
+         engine_kw: dict | None = None, max_reproducers: int | None = None,
+         remote: str | None = None) -> list[FuzzSummary]:
     """Run a fuzzing campaign per language (see the module docstring).
 
     Args:
         langs: registered language names.
         cases: cases per language; ``length``: events per stream; ``seed``: campaign seed.
-        master: Spark master URL (ignored when ``spark`` is given).
+        master: Spark master URL (ignored when ``spark`` or ``remote`` is given).
+        remote: a Spark Connect server (``sc://host:port``) to run on instead of ``master``.
         out: output folder; ``out/<lang>/`` receives ``streams.parquet``, ``results.parquet`` and
             the reproducers.
         spark: an existing SparkSession to use (it is not stopped).
@@ -440,8 +463,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
     """
     own = spark is None
     if own:
-        spark = spark_session(master)
-    sc = spark.sparkContext
+        spark = spark_session(master, remote=remote)
+    sc = context(spark)
     par = _parallelism(spark)
     summaries = []
     try:
@@ -476,7 +499,8 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
     t0 = time.perf_counter()
 
     def job() -> list[dict]:
-        sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
+        if sc is not None:
+            sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
         df = spark.range(cases, numPartitions=slices).mapInPandas(
             _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
         return [json.loads(r["row"]) for r in df.collect()]
@@ -489,7 +513,7 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
                 rows = fut.result(timeout=0.25)
                 break
             except FutureTimeout:
-                done = min(cases, _completed_tasks(sc, group) * cases // slices)
+                done = min(cases, _completed_tasks(sc, group) * cases // slices) if sc is not None else 0
                 el = time.perf_counter() - t0
                 bar.update(task, completed=done, rate=f"{done / el:.1f} cases/s" if done else "")
     el = time.perf_counter() - t0
