@@ -629,8 +629,9 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
     else:
         out.print(_summary_table(f"ceplab fuzz (seed {seed}, length {length})", rows))
         for r in rows:
-            out.print(f"{r['lang']}: seconds and cases/s are for the comparisons; with stream "
-                      f"generation, Parquet output and shrinking {r['total_seconds']:.1f} s; "
+            out.print(f"{r['lang']}: seconds and cases/s are for the comparisons "
+                      f"({r['cases_per_min_per_core']:,.0f} cases/min/core on {r['master']}, {r['cores']} "
+                      f"core(s)); with stream generation, Parquet output and shrinking {r['total_seconds']:.1f} s; "
                       f"output in {r['out']}", markup=False)
             _print_refusals(r)
         if coverage:

@@ -55,6 +55,9 @@ LOG4J = Path(__file__).with_name("data") / "log4j2.properties"
 # Faults that can be injected into an engine to check that the campaign catches them.
 FAULTS = ("drop", "duplicate", "late", "loop", "hog", "refuse")
 
+#: At most this many Spark jobs (waves) per campaign: the progress bar shows the verdicts after each.
+MAX_WAVES = 5
+
 #: Examples of engine refusals kept in a campaign's summary.
 REFUSAL_EXAMPLES = 3
 
@@ -366,12 +369,20 @@ class FuzzSummary:
     reproducers: list[str] = field(default_factory=list)
     shrink_errors: list[str] = field(default_factory=list)
     complete: bool = False
+    master: str = ""
+    cores: int = 0
+    parquet: dict = field(default_factory=dict)
     coverage: dict = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list, repr=False)
 
     @property
     def cases_per_s(self) -> float:
         return self.cases / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def cases_per_min_per_core(self) -> float:
+        """Cases per minute divided by the session's parallelism (its cores)."""
+        return 60.0 * self.cases_per_s / self.cores if self.cores else 0.0
 
     @property
     def findings(self) -> int:
@@ -388,6 +399,7 @@ class FuzzSummary:
         d = dataclasses.asdict(self)
         del d["rows"]
         d["cases_per_s"] = round(self.cases_per_s, 3)
+        d["cases_per_min_per_core"] = round(self.cases_per_min_per_core, 1)
         for k in ("seconds", "total_seconds", "oracle_seconds", "engine_seconds"):
             d[k] = round(d[k], 3)
         return d
@@ -412,6 +424,14 @@ def context(spark: Any) -> Any:
         return spark.sparkContext
     except Exception:   # noqa: BLE001 - a Connect session raises here
         return None
+
+
+def _master_name(spark: Any) -> str:
+    """The session's master URL, or ``remote`` for a Spark Connect session whose server does not say."""
+    try:
+        return str(spark.conf.get("spark.master"))
+    except Exception:  # noqa: BLE001
+        return "remote"
 
 
 def _completed_tasks(sc: Any, group: str) -> int:
@@ -493,32 +513,51 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
     if write_parquet:
         generate_streams(spark, cases, length, seed, name).write.mode("overwrite").parquet(
             str(lang_out / "streams.parquet"))
+        summ.parquet = {"streams": str(lang_out / "streams.parquet"), "results": str(lang_out / "results.parquet")}
     slices = max(1, min(cases, max(4 * par, 20)))
+    n_waves = min(MAX_WAVES, max(1, cases // (8 * par)))
     task = bar.add_task(f"fuzz {name}", total=cases, rate="")
     group = f"ceplab-fuzz-{name}-{seed}-{time.time_ns()}"
     t0 = time.perf_counter()
+    rows: list[dict] = []
+    tally: dict[str, int] = {}
 
-    def job() -> list[dict]:
-        if sc is not None:
-            sc.setJobGroup(group, f"ceplab fuzz {name}: {cases} cases, seed {seed}")
-        df = spark.range(cases, numPartitions=slices).mapInPandas(
-            _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
-        return [json.loads(r["row"]) for r in df.collect()]
+    def show(done: int) -> None:
+        el = time.perf_counter() - t0
+        found = ", ".join(f"{tally[k]} {k.replace('_', ' ')}" for k in ("disagree", "undecided", "engine_limit",
+                                                                         "engine_refusal") if tally.get(k))
+        bar.update(task, completed=done, rate=(f"{done / el:.1f} cases/s" if done else "")
+                   + (f"  {found}" if found else ""))
 
-    # one Spark job (few scheduling round trips); the bar follows its completed tasks
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        fut = pool.submit(job)
-        while True:
-            try:
-                rows = fut.result(timeout=0.25)
-                break
-            except FutureTimeout:
-                done = min(cases, _completed_tasks(sc, group) * cases // slices) if sc is not None else 0
-                el = time.perf_counter() - t0
-                bar.update(task, completed=done, rate=f"{done / el:.1f} cases/s" if done else "")
-    el = time.perf_counter() - t0
-    bar.update(task, completed=len(rows), rate=f"{len(rows) / el:.1f} cases/s")
+    # a few Spark jobs (waves) over consecutive case ids: the bar counts the verdicts after each wave, and
+    # within a wave follows its completed tasks (classic sessions; Spark Connect has no status tracker)
+    for w in range(n_waves):
+        lo, hi = cases * w // n_waves, cases * (w + 1) // n_waves
+        parts = max(1, min(hi - lo, slices // n_waves))
+
+        def job(lo: int = lo, hi: int = hi, parts: int = parts) -> list[dict]:
+            if sc is not None:
+                sc.setJobGroup(f"{group}-{lo}", f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}")
+            df = spark.range(lo, hi, numPartitions=parts).mapInPandas(
+                _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
+            return [json.loads(r["row"]) for r in df.collect()]
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            fut = pool.submit(job)
+            while True:
+                try:
+                    got = fut.result(timeout=0.25)
+                    break
+                except FutureTimeout:
+                    inner = _completed_tasks(sc, f"{group}-{lo}") * (hi - lo) // parts if sc is not None else 0
+                    show(len(rows) + min(hi - lo, inner))
+        rows.extend(got)
+        for r in got:
+            tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
+        show(len(rows))
     summ.seconds = time.perf_counter() - t0
+    summ.cores = par
+    summ.master = _master_name(spark)
     count_rows(summ, rows)
     if write_parquet and rows:
         from pyspark.sql.types import (DoubleType, LongType, StringType, StructField,
