@@ -578,6 +578,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
          master: str = typer.Option("local[*]", "--master", help="Spark master URL"),
          remote: Optional[str] = typer.Option(None, "--remote", help="a Spark Connect server sc://HOST:PORT "
                                               "(instead of --master)"),
+         resume: bool = typer.Option(False, "--resume", help="complete an interrupted campaign in --out (same "
+                                     "language, seed, cases, length and limits): its finished waves are kept"),
          out_dir: Path = typer.Option(Path("ceplab-out/fuzz"), "--out",
                                       help="folder for Parquet streams/results and reproducers"),
          json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
@@ -613,10 +615,14 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                              out=out_dir, progress=True, fault=fault,
                              limits_kw={"time_s": timeout}, shrink_s=shrink_s,
                              engine_kw=_engine_kw(engine_time, engine_memory),
-                             max_reproducers=max_reproducers, remote=remote)
-    except RuntimeError as e:
+                             max_reproducers=max_reproducers, remote=remote, resume=resume)
+    except (RuntimeError, ValueError) as e:     # Spark could not start; ResumeError
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)
+    except KeyboardInterrupt:
+        typer.echo(f"ceplab: interrupted; the finished waves are kept in {out_dir}/<lang>/waves/: run the same "
+                   f"command with --resume to complete the campaign", err=True)
+        raise typer.Exit(130)
     rows = [s.to_json() for s in summaries]
     if not coverage:
         for r in rows:

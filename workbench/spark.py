@@ -455,7 +455,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
          progress: bool = True, fault: str | None = None, limits_kw: dict | None = None,
          shrink_s: float = 30.0, write_parquet: bool = True,
          engine_kw: dict | None = None, max_reproducers: int | None = None,
-         remote: str | None = None) -> list[FuzzSummary]:
+         remote: str | None = None, resume: bool = False,
+         stop_after_waves: int | None = None, waves: int | None = None) -> list[FuzzSummary]:
     """Run a fuzzing campaign per language (see the module docstring).
 
     Args:
@@ -463,6 +464,15 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
         cases: cases per language; ``length``: events per stream; ``seed``: campaign seed.
         master: Spark master URL (ignored when ``spark`` or ``remote`` is given).
         remote: a Spark Connect server (``sc://host:port``) to run on instead of ``master``.
+        resume: keep the waves an interrupted campaign with the same parameters finished (``OUT/<lang>/waves/``)
+            and run only the others; the results equal an uninterrupted run's (timings aside).
+        stop_after_waves: raise ``KeyboardInterrupt`` after running this many waves (what Ctrl-C does; for the
+            tests of ``resume``).
+        waves: Spark jobs per campaign (default: up to :data:`MAX_WAVES`, one per 8 cases per core).
+
+    Raises:
+        ResumeError: ``resume`` with a campaign folder written with other parameters.
+        KeyboardInterrupt: Ctrl-C (the finished waves are kept on disk; the running Spark job is cancelled).
         out: output folder; ``out/<lang>/`` receives ``streams.parquet``, ``results.parquet`` and
             the reproducers.
         spark: an existing SparkSession to use (it is not stopped).
@@ -492,7 +502,7 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
             for name in langs:
                 summaries.append(_campaign(spark, sc, par, bar, name, cases, length, seed,
                                            Path(out), fault, limits_kw, shrink_s, write_parquet,
-                                           engine_kw, max_reproducers))
+                                           engine_kw, max_reproducers, resume, stop_after_waves, waves))
     finally:
         if own:
             spark.stop()
@@ -502,12 +512,16 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
 def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, length: int,
               seed: int, out: Path, fault: str | None, limits_kw: dict | None, shrink_s: float,
               write_parquet: bool, engine_kw: dict | None = None,
-              max_reproducers: int | None = None) -> FuzzSummary:
+              max_reproducers: int | None = None, resume: bool = False,
+              stop_after_waves: int | None = None, waves: int | None = None) -> FuzzSummary:
     t_total = time.perf_counter()
     lang_out = out / name
     lang_out.mkdir(parents=True, exist_ok=True)
     for old in list(lang_out.glob("case-*")) + list(lang_out.glob("summary.json")):
         old.unlink()
+    n_waves = max(1, min(cases, waves)) if waves else min(MAX_WAVES, max(1, cases // (8 * par)))
+    n_waves, done = _wave_state(lang_out, {"lang": name, "seed": seed, "cases": cases, "length": length,
+                                           "fault": fault, "limits": limits_kw, "engine": engine_kw}, n_waves, resume)
     summ = FuzzSummary(lang=name, seed=seed, length=length, out=str(lang_out),
                        engine_limits=_engine_limits(engine_kw).to_json())
     if write_parquet:
@@ -515,7 +529,6 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
             str(lang_out / "streams.parquet"))
         summ.parquet = {"streams": str(lang_out / "streams.parquet"), "results": str(lang_out / "results.parquet")}
     slices = max(1, min(cases, max(4 * par, 20)))
-    n_waves = min(MAX_WAVES, max(1, cases // (8 * par)))
     task = bar.add_task(f"fuzz {name}", total=cases, rate="")
     group = f"ceplab-fuzz-{name}-{seed}-{time.time_ns()}"
     t0 = time.perf_counter()
@@ -530,27 +543,20 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
                    + (f"  {found}" if found else ""))
 
     # a few Spark jobs (waves) over consecutive case ids: the bar counts the verdicts after each wave, and
-    # within a wave follows its completed tasks (classic sessions; Spark Connect has no status tracker)
+    # within a wave follows its completed tasks (classic sessions; Spark Connect has no status tracker); each
+    # finished wave is saved, so an interrupted campaign can be resumed
+    ran = 0
     for w in range(n_waves):
         lo, hi = cases * w // n_waves, cases * (w + 1) // n_waves
-        parts = max(1, min(hi - lo, slices // n_waves))
-
-        def job(lo: int = lo, hi: int = hi, parts: int = parts) -> list[dict]:
-            if sc is not None:
-                sc.setJobGroup(f"{group}-{lo}", f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}")
-            df = spark.range(lo, hi, numPartitions=parts).mapInPandas(
-                _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
-            return [json.loads(r["row"]) for r in df.collect()]
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            fut = pool.submit(job)
-            while True:
-                try:
-                    got = fut.result(timeout=0.25)
-                    break
-                except FutureTimeout:
-                    inner = _completed_tasks(sc, f"{group}-{lo}") * (hi - lo) // parts if sc is not None else 0
-                    show(len(rows) + min(hi - lo, inner))
+        if w in done:                       # finished before an interruption (--resume)
+            got = done[w]
+        else:
+            if stop_after_waves is not None and ran >= stop_after_waves:
+                raise KeyboardInterrupt
+            got = _run_wave(spark, sc, group, name, seed, length, fault, limits_kw, engine_kw, lo, hi,
+                            max(1, min(hi - lo, slices // n_waves)), lambda k: show(len(rows) + k))
+            _save_wave(lang_out, w, got)
+            ran += 1
         rows.extend(got)
         for r in got:
             tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
@@ -576,6 +582,77 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
     finish_campaign(summ, name, seed, length, lang_out, fault, limits_kw, shrink_s, engine_kw,
                     bar, t_total, max_reproducers)
     return summ
+
+
+class ResumeError(ValueError):
+    """``--resume`` on a campaign folder written with other parameters."""
+
+
+def _wave_state(lang_out: Path, params: dict, n_waves: int, resume: bool) -> tuple[int, dict[int, list[dict]]]:
+    """``(number of waves, {wave: rows})`` of the campaign in ``lang_out``: the saved waves when resuming a
+    campaign with the same ``params`` (its wave count is kept), else none (the old waves are removed)."""
+    import shutil
+
+    state, waves = lang_out / "campaign.json", lang_out / "waves"
+    if resume and state.exists():
+        saved = json.loads(state.read_text(encoding="utf-8"))
+        if saved.get("params") != json.loads(json.dumps(params)):
+            raise ResumeError(f"cannot resume the campaign in {lang_out}: it was started with "
+                              f"{saved.get('params')}, not {params}")
+        n = int(saved["waves"])
+        done = {}
+        for f in sorted(waves.glob("wave-*.json")):
+            done[int(f.stem.split("-")[1])] = json.loads(f.read_text(encoding="utf-8"))
+        return n, done
+    if waves.exists():
+        shutil.rmtree(waves)
+    state.write_text(json.dumps({"params": params, "waves": n_waves}, indent=2) + "\n", encoding="utf-8")
+    return n_waves, {}
+
+
+def _save_wave(lang_out: Path, w: int, rows: list[dict]) -> None:
+    """Write one finished wave (atomically: a half-written file is never read back)."""
+    d = lang_out / "waves"
+    d.mkdir(exist_ok=True)
+    tmp = d / f".wave-{w:03d}.tmp"
+    tmp.write_text(json.dumps(rows), encoding="utf-8")
+    tmp.replace(d / f"wave-{w:03d}.json")
+
+
+def _run_wave(spark: Any, sc: Any, group: str, name: str, seed: int, length: int, fault: str | None,
+              limits_kw: dict | None, engine_kw: dict | None, lo: int, hi: int, parts: int,
+              progress: Any) -> list[dict]:
+    """Cases ``lo .. hi-1`` as one Spark job; ``progress(k)`` with the cases done so far in it.  On Ctrl-C the
+    job is cancelled before ``KeyboardInterrupt`` goes on."""
+    tag = f"{group}-{lo}"
+
+    def job() -> list[dict]:
+        if sc is not None:
+            sc.setJobGroup(tag, f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}")
+        df = spark.range(lo, hi, numPartitions=parts).mapInPandas(
+            _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
+        return [json.loads(r["row"]) for r in df.collect()]
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    fut = pool.submit(job)
+    try:
+        while True:
+            try:
+                return fut.result(timeout=0.25)
+            except FutureTimeout:
+                inner = _completed_tasks(sc, tag) * (hi - lo) // parts if sc is not None else 0
+                progress(min(hi - lo, inner))
+    except KeyboardInterrupt:
+        try:
+            if sc is not None:
+                sc.cancelJobGroup(tag)
+            else:
+                spark.interruptAll()
+        except Exception:  # noqa: BLE001 - interrupting anyway
+            pass
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def count_rows(summ: FuzzSummary, rows: list[dict]) -> None:
