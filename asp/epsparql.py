@@ -36,18 +36,24 @@ Encoding (docs/semantics/epsparql.md#epsparql-9.1)
   Project         the sub-select's variables
   ==============  ==========================================================================================
 
-* **Expressions** are evaluated three-valued in contexts ``ctx(K,r(V,Ta,Tw))`` (see ``epsparql.lp``): values
-  are term strings, exact numbers ``n(int|dec,"p/q")`` or ``err``; truth values ``1``/``0``/``err``.
-  ``filter_errors=error_is_false`` turns an error into false where it arises (at a comparison or an
-  effective boolean value), so ``!`` of it is true.
-* **Exact numbers.** clingo integers are 32-bit, so the value-level operators are clingo @-functions
-  (:class:`_Functions`) working on :class:`fractions.Fraction`: every numeric literal (xsd:integer and its
-  derived types, xsd:decimal) is mapped to its exact rational value when it is read by an expression (a
-  variable leaf calls ``@value``); ``+ - *`` keep integers integral, ``/`` gives a decimal, division by
-  zero is an error; comparisons between numerics compare the rationals (``?p2 < ?p1 * 0.7`` with 60 and 100
-  compares 60 with 70 exactly, and "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is
-  exact inside a filter but cannot become a term: binding it with ``AS`` leaves the variable unbound.
-  ``xsd:double``/``xsd:float`` are rejected (:class:`ceplab.semantics.errors.UnsupportedError`).
+* **Expressions** are evaluated three-valued in contexts ``ctx(K,r(V,Ta,Tw))`` (see ``epsparql.lp``): one value
+  per row and node, truth values ``1``/``0``/``err``.  ``filter_errors=error_is_false`` turns an error into false
+  where it arises (at a comparison or an effective boolean value), so ``!`` of it is true.
+* **Exact numbers, two value layers** (docs/semantics/epsparql.md#epsparql-9.6).  Default
+  (``epsparql_int.lp``): no @-function; every number is an integer ``value * 10**d`` with ``d`` the largest
+  number of decimal digits of the call (:func:`value_table`, computed once before grounding), values are
+  ``v(Category,Payload)`` terms with per-term facts ``tv/2`` (:func:`term_facts`), and the compiler proves
+  that no value leaves 32 bits.  Fallback (``epsparql_exact.lp``, when the query set divides, BINDs a
+  computed value, or could overflow): the value-level operators are clingo @-functions (:class:`_Functions`)
+  on :class:`fractions.Fraction` (values: term strings, ``n(int|dec,"p/q")``, ``err``).  Both are exact:
+  ``+ - *`` keep integers integral, ``/`` gives a decimal, division by zero is an error; comparisons between
+  numerics compare exact values (``?p2 < ?p1 * 0.7`` with 60 and 100 compares 60 with 70 exactly, and
+  "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is exact inside a filter but cannot
+  become a term: binding it with ``AS`` leaves the variable unbound.  ``xsd:double``/``xsd:float`` are
+  rejected (:class:`ceplab.semantics.errors.UnsupportedError`).
+* **Windows** (docs/semantics/epsparql.md#epsparql-9.5): a top-level conjunct ``getDURATION() < c`` of a
+  FILTER (:func:`duration_bound`) is pushed into the joins below it as a necessary condition with time
+  buckets; the FILTER still decides.
 * **Time** functions give integer ticks; ``xsd:duration``/``xsd:dateTime`` *constants* in the query become
   numbers of ticks (A15: ``Options.tick_seconds`` seconds per tick, years/months and fractional ticks
   rejected; this module's own ``_duration_ticks``/``_datetime_ticks``, written independently of the
@@ -95,6 +101,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
@@ -123,10 +130,31 @@ LP_INT = Path(__file__).with_name("epsparql_int.lp")
 LP_EXACT = Path(__file__).with_name("epsparql_exact.lp")
 
 
-@lru_cache(maxsize=2)
-def _fixed_program(exact: bool = True) -> str:
-    """``epsparql.lp`` plus the value layer: ``epsparql_exact.lp`` (``exact``) or ``epsparql_int.lp``."""
-    return LP_FILE.read_text(encoding="utf-8") + "\n" + (LP_EXACT if exact else LP_INT).read_text(encoding="utf-8")
+@lru_cache(maxsize=3)
+def _sections(path: Path) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The sections of an encoding file: ``(triggers, text)``; ``()`` = always (the part before the first marker and
+    sections marked ``*``)."""
+    out, trig, buf = [], (), []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("%%section "):
+            out.append((trig, "".join(buf)))
+            words = tuple(line.split()[1:])
+            trig, buf = (() if words == ("*",) else words), []
+        else:
+            buf.append(line)
+    out.append((trig, "".join(buf)))
+    return tuple(out)
+
+
+def _fixed_program(exact: bool = True, text: Optional[str] = None) -> str:
+    """``epsparql.lp`` plus the value layer: ``epsparql_exact.lp`` (``exact``) or ``epsparql_int.lp``; with the
+    compiled query ``text`` only the sections whose predicates it mentions (all sections when None)."""
+    parts = []
+    for path in (LP_FILE, LP_EXACT if exact else LP_INT):
+        for trig, body in _sections(path):
+            if text is None or not trig or any(t in text for t in trig):
+                parts.append(body)
+    return "".join(parts)
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -347,16 +375,6 @@ class _Functions:
         dec = Decimal(q.numerator * (10 ** k // q.denominator)).scaleb(-k)
         return self._intern(Literal(canonical_decimal(dec), datatype=XSD.decimal))
 
-    def isresource(self, x: clingo.Symbol) -> clingo.Symbol:
-        if x.type != clingo.SymbolType.String:
-            return clingo.Number(0)
-        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), (URIRef, BNode)) else 0)
-
-    def isiri(self, x: clingo.Symbol) -> clingo.Symbol:
-        if x.type != clingo.SymbolType.String:
-            return clingo.Number(0)
-        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), URIRef) else 0)
-
     def skolem(self, label: clingo.Symbol, names: clingo.Symbol, v: clingo.Symbol, a: clingo.Symbol,
                w: clingo.Symbol) -> clingo.Symbol:
         self._tick()
@@ -382,6 +400,133 @@ class _Ctl:
 
     def __getattr__(self, name):
         return getattr(self._ctl, name)
+
+
+# ------------------------------------------------------------------------------------------------ integer values
+#: clingo integers are 32-bit: every value of the integer layer stays within +-CAP (docs/semantics/epsparql.md#epsparql-9.6)
+CAP = 2**31 - 1
+
+
+class _NeedExact(Exception):
+    """Raised while compiling for the integer value layer when a query set needs the exact one (division, a BIND of a
+    computed value, a number that could leave 32 bits); :func:`_oracle` then compiles for ``epsparql_exact.lp``."""
+
+
+@dataclass(frozen=True)
+class ValueTable:
+    """What the integer value layer (``asp/epsparql_int.lp``, docs/semantics/epsparql.md#epsparql-9.6) knows before
+    grounding, computed once per oracle call from every term of the stream, the background and the query set.
+
+    Attributes:
+        d: decimal digits: every number is represented by its value times ``10**d`` (an exact integer).
+        mag: the largest ``|value * 10**d|`` of a numeric term (0 if none).
+        tmag: the largest ``|t|`` of a time in the stream (ticks); ``dmag``: the longest possible duration (ticks).
+        ranks: lexical form -> rank, over the simple literals and xsd:strings (equal forms, equal rank).
+    """
+
+    d: int
+    mag: int
+    tmag: int
+    dmag: int
+    ranks: dict
+
+    @property
+    def scale(self) -> int:
+        return 10 ** self.d
+
+    def number(self, q: Fraction) -> int:
+        """``q * 10**d`` (exact: d covers every number of the call)."""
+        v = q * self.scale
+        assert v.denominator == 1, q
+        return int(v)
+
+    def value(self, t: Node, tick_seconds: int, constant: bool = False) -> str:
+        """``v(Category,Payload)``: the value of term ``t`` (see ``epsparql_int.lp``); a query ``constant`` of type
+        xsd:duration / xsd:dateTime is a number of ticks (A15)."""
+        if constant and isinstance(t, Literal) and t.datatype == XSD.duration:
+            return f"v(num,{_duration_ticks(t, tick_seconds) * self.scale})"
+        if constant and isinstance(t, Literal) and t.datatype == XSD.dateTime:
+            return f"v(num,{_datetime_ticks(t, tick_seconds) * self.scale})"
+        num = _numeric_checked(t)
+        if num:
+            return f"v(num,{self.number(num[1])})"
+        if isinstance(t, (URIRef, BNode)):
+            return f"v(res,{asp_string(n3(t))})"
+        if _stringish(t):
+            return f"v(str,({self.ranks[str(t)]},{1 if str(t) else 0}))"
+        b = _boolean(t)
+        if b is not None:
+            return f"v(bool,{1 if b else 0})"
+        return f"v(lit,{asp_string(n3(t))})"
+
+
+def _numeric_checked(t: Node) -> Optional[tuple[str, Fraction]]:
+    try:
+        return _numeric(t)
+    except (ValueError, InvalidOperation):
+        raise UnsupportedError(f"oracle: ill-typed numeric literal {t.n3()}") from None
+
+
+def _digits(q: Fraction) -> int:
+    k = 0
+    while (10 ** k) % q.denominator:
+        k += 1
+    return k
+
+
+def value_table(terms: Iterable[Node], times: Iterable[int], constants: Iterable[Fraction] = (),
+                t0: int = 0) -> Optional[ValueTable]:
+    """The :class:`ValueTable` of a call: ``terms`` every term of the stream, background and query set, ``times`` every
+    start and end of the stream, ``constants`` the values of the query's numeric constants (including xsd:duration /
+    xsd:dateTime in ticks).  None when a number cannot be a 32-bit scaled integer (then the exact layer is used)."""
+    nums, strings = [], set()
+    for t in terms:
+        num = _numeric_checked(t)
+        if num:
+            nums.append(num[1])
+        elif _stringish(t):
+            strings.add(str(t))
+    nums += list(constants)
+    d = max((_digits(q) for q in nums), default=0)
+    if d > 9:
+        return None
+    mag = max((abs(q) * 10 ** d for q in nums), default=0)
+    ts = list(times)
+    tmax = max(ts, default=t0)
+    tmag = max((abs(t) for t in ts), default=0)
+    if mag > CAP or tmag * 10 ** d > CAP:
+        return None
+    return ValueTable(d, int(mag), tmag, max(tmax - t0, 0), {s: i for i, s in enumerate(sorted(strings))})
+
+
+def _query_terms(qs: A.QuerySet) -> tuple[list[Node], list[A.Const]]:
+    """Every constant term of the query set's patterns and templates, and every constant of its expressions."""
+    terms: list[Node] = []
+    consts: list[A.Const] = []
+
+    def ex(e) -> None:
+        if e is None:
+            return
+        if isinstance(e, A.Const):
+            consts.append(e)
+        for f in ("left", "right", "expr"):
+            sub = getattr(e, f, None)
+            if sub is not None and not isinstance(sub, (str, Variable)):
+                ex(sub)
+
+    def pat(p) -> None:
+        if isinstance(p, A.BGP):
+            terms.extend(t for tp in p.triples for t in (tp.s, tp.p, tp.o) if not isinstance(t, Variable))
+        ex(getattr(p, "expr", None))
+        for c in A.children(p):
+            pat(c)
+
+    for q in qs.queries:
+        pat(q.where)
+        if isinstance(q, A.Construct):
+            terms.extend(t for tp in q.template for t in (tp.s, tp.p, tp.o)
+                         if not isinstance(t, (Variable, BNode)))
+    return terms, consts
 
 
 # ------------------------------------------------------------------------------------------------ compiler
@@ -494,8 +639,10 @@ def _lo(d: Optional[int], e: Optional[int]) -> Optional[int]:
 
 
 class _Compiler:
-    def __init__(self, options: Options, background: bool = False, t0: int = 0, window: bool = True) -> None:
+    def __init__(self, options: Options, background: bool = False, t0: int = 0, window: bool = True,
+                 vt: Optional[ValueTable] = None) -> None:
         self.o = options
+        self.vt = vt           # the integer value layer's table (9.6); None: the exact layer
         self.window = window   # push duration bounds into the grounding (9.5); False: the legacy encoding
         self.t0 = t0           # the origin of the time buckets (9.5)
         self.buckets: set[tuple[int, int]] = set()
@@ -539,36 +686,70 @@ class _Compiler:
         return k
 
     def expr(self, e: A.Expr, k: int, cvars: list[Variable], want: str) -> int:
+        """Emit expression node facts for ``e`` in context ``k``; returns the node id (a ``want`` = "val" or "bool"
+        node, converted by ``ebv``/``tolit`` if needed)."""
+        return self._expr(e, k, cvars, want)[0]
+
+    def _expr(self, e: A.Expr, k: int, cvars: list[Variable], want: str) -> tuple[int, int, int]:
+        """``(node id, scale, magnitude)``: with the integer layer (``self.vt``, docs/semantics/epsparql.md#epsparql-9.6)
+        a numeric value of the node is an integer ``value * 10**scale`` of absolute value at most ``magnitude``; raises
+        :class:`_NeedExact` where that cannot hold."""
+        vt = self.vt
         i = self.n_expr
         self.n_expr += 1
         self.emit(f"enode({i},{k}).")
         kind = "val"
+        scale, mag = (vt.d if vt else 0), 0
         if isinstance(e, A.Var):
             if e.var in cvars:
                 self.emit(f"var({i},{cvars.index(e.var)}).")
+                mag = vt.mag if vt else 0
             else:
                 self.emit(f"novar({i}).")
         elif isinstance(e, A.Const):
             self.emit(f"const({i},{self.const_value(e.term)}).")
+            if vt:
+                v = _const_number(e, self.o.tick_seconds)
+                mag = abs(v) * vt.scale if v is not None else 0
         elif isinstance(e, A.TimeFn):
             name = e.name.upper()
             if name not in ("DURATION", "STARTTIME", "ENDTIME"):
                 raise UnsupportedError(f"oracle: unknown time function get{e.name}()")
             self.emit(f"tfn({i},{name.lower()}).")
+            if vt:
+                mag = (vt.dmag if name == "DURATION" else vt.tmag) * vt.scale
         elif isinstance(e, A.Arith):
             if e.op not in ("+", "-", "*", "/"):
                 raise UnsupportedError(f"oracle: unknown arithmetic operator {e.op!r}")
-            left = self.expr(e.left, k, cvars, "val")
-            right = self.expr(e.right, k, cvars, "val")
-            self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
+            left, sl, ml = self._expr(e.left, k, cvars, "val")
+            right, sr, mr = self._expr(e.right, k, cvars, "val")
+            if not vt:
+                self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
+            elif e.op == "/":
+                raise _NeedExact("division")
+            else:
+                if e.op == "*":
+                    scale, f, g, mag = sl + sr, 1, 1, ml * mr
+                else:
+                    scale = max(sl, sr)
+                    f, g = 10 ** (scale - sl), 10 ** (scale - sr)
+                    mag = ml * f + mr * g
+                self.emit(f"arith({i},{asp_string(e.op)},{left},{right},{f},{g}).")
         elif isinstance(e, A.Neg):
-            self.emit(f"neg({i},{self.expr(e.expr, k, cvars, 'val')}).")
+            sub, scale, mag = self._expr(e.expr, k, cvars, "val")
+            self.emit(f"neg({i},{sub}).")
         elif isinstance(e, A.Cmp):
             if e.op not in _ORD:
                 raise UnsupportedError(f"oracle: unknown comparison {e.op!r}")
-            left = self.expr(e.left, k, cvars, "val")
-            right = self.expr(e.right, k, cvars, "val")
-            self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
+            left, sl, ml = self._expr(e.left, k, cvars, "val")
+            right, sr, mr = self._expr(e.right, k, cvars, "val")
+            if vt:
+                s = max(sl, sr)
+                f, g = 10 ** (s - sl), 10 ** (s - sr)
+                mag = max(ml * f, mr * g)
+                self.emit(f"compare({i},{asp_string(e.op)},{left},{right},{f},{g}).")
+            else:
+                self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
             kind = "bool"
         elif isinstance(e, (A.And, A.Or)):
             left = self.expr(e.left, k, cvars, "bool")
@@ -586,15 +767,23 @@ class _Compiler:
             kind = "bool"
         else:
             raise TypeError(e)
+        if mag > CAP:
+            raise _NeedExact("32-bit overflow")
         if want == kind:
-            return i
+            return i, scale, mag
         j = self.n_expr
         self.n_expr += 1
         self.emit(f"enode({j},{k}).")
         self.emit(f"{'ebv' if want == 'bool' else 'tolit'}({j},{i}).")
-        return j
+        return j, (vt.d if vt else 0), 0
 
     def const_value(self, t: Node) -> str:
+        """The value of an expression constant: a ``v(...)`` term (integer layer) or as ``epsparql_exact.lp`` reads it."""
+        if self.vt:
+            _check_term(t, "constant")
+            if not isinstance(t, Literal):
+                self.const(t, "constant")
+            return self.vt.value(t, self.o.tick_seconds, constant=True)
         if isinstance(t, Literal) and t.datatype == XSD.duration:
             return f'n(int,"{_duration_ticks(t, self.o.tick_seconds)}")'
         if isinstance(t, Literal) and t.datatype == XSD.dateTime:
@@ -674,6 +863,8 @@ class _Compiler:
             x = self.X(p.var)
             if isinstance(p.expr, A.Var) and p.expr.var in cv:  # BIND(?y AS ?x): the same term
                 self.emit(f"s({n},{out},A,W) :- s({c},{V},A,W), {x}={self.X(p.expr.var)}.")
+            elif self.vt:
+                raise _NeedExact("BIND of a computed value: a new term, written by @bind")
             else:
                 k, e = self.new_ctx(cv), None
                 e = self.expr(p.expr, k, cv, "val")
@@ -875,8 +1066,15 @@ class _Compiler:
         tvars = {t for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
         if self.o.construct_unbound == "drop_solution" and not tvars <= set(rv):
             return  # some template variable is never bound: no solution contributes (docs/semantics/epsparql.md#epsparql-3.6)
+        sol = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
+        # template blank nodes: one Skolem term per label and solution (A13c), a resource with itself as its value
+        for lb in sorted({str(t) for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, BNode)}):
+            L = asp_string(lb)
+            self.emit(f"sk({root},{L},{V},A,W,@skolem({L},{names},{V},A,W)) :- {', '.join(sol)}.")
+            self.emit(f"isres(B) :- sk({root},{L},_,_,_,B).")
+            self.emit(f"tv(B,v(res,B)) :- sk({root},{L},_,_,_,B).")
         for tp in q.template:
-            body = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
+            body = list(sol)
             need = tvars if self.o.construct_unbound == "drop_solution" else \
                 {t for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
             if not need <= set(rv):
@@ -888,11 +1086,19 @@ class _Compiler:
                     pos.append(self.X(t))
                 elif isinstance(t, BNode):
                     b = f"B{len(body)}"
-                    body.append(f"{b}=@skolem({asp_string(str(t))},{names},{V},A,W)")
+                    body.append(f"sk({root},{asp_string(str(t))},{V},A,W,{b})")
                     pos.append(b)
                 else:
                     pos.append(self.const(t, "CONSTRUCT template"))
-            body += [f"@isresource({pos[0]})=1", f"@isiri({pos[1]})=1"]
+            # SPARQL 10.2: an instantiation with a literal subject or a non-IRI predicate is no triple
+            if isinstance(tp.s, Variable):
+                body.append(f"isres({pos[0]})")
+            elif not isinstance(tp.s, (URIRef, BNode)):
+                continue
+            if isinstance(tp.p, Variable):
+                body.append(f"isiri({pos[1]})")
+            elif not isinstance(tp.p, URIRef):
+                continue
             self.emit(f"occ({pos[0]},{pos[1]},{pos[2]},A,W) :- {', '.join(body)}.")
 
 
@@ -910,13 +1116,13 @@ def _query_name(i: int, q: A.Query) -> str:
 
 
 def compile_queryset(qs: A.QuerySet, options: Options = Options(),
-                     background: bool = False, t0: int = 0,
-                     window: bool = True) -> tuple[str, list[list[Variable]], dict]:
+                     background: bool = False, t0: int = 0, window: bool = True,
+                     vt: Optional[ValueTable] = None) -> tuple[str, list[list[Variable]], dict]:
     """The query-specific ASP text, the projection of each SELECT, and the compile-time term table.
     ``background``: compile for timeless static triples and RDFS stream entailment (docs/semantics/epsparql.md#epsparql-A14).
     ``t0``: the origin of the time buckets (docs/semantics/epsparql.md#epsparql-9.5), best the earliest start: any
     integer is correct (clingo's truncating ``/`` is monotone), but buckets straddling t0 are twice as wide."""
-    c = _Compiler(options, background, t0, window)
+    c = _Compiler(options, background, t0, window, vt)
     c.emit(f"errors({options.filter_errors}).")
     projections = []
     si = 0
@@ -984,6 +1190,35 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
     return "\n".join(out) + "\n"
 
 
+def _value_table_of(qs: A.QuerySet, stream: Sequence[Occurrence], data_terms: Iterable[Node], options: Options,
+                    t0: int) -> Optional[ValueTable]:
+    """:func:`value_table` over the terms of the stream and the background (``data_terms``), the stream's times and
+    the query set's constants."""
+    qterms, consts = _query_terms(qs)
+    cvals = [v for v in (_const_number(c, options.tick_seconds) for c in consts) if v is not None]
+    terms = list(data_terms) + qterms + [c.term for c in consts]
+    times = [t for oc in stream for t in (oc.start, oc.end)]
+    return value_table(dict.fromkeys(terms), times, cvals, t0)
+
+
+def term_facts(terms: dict, vt: Optional[ValueTable], tick_seconds: int) -> str:
+    """Per term (canonical N-Triples -> rdflib term), computed once before grounding: ``isres(T).`` (IRI or blank
+    node), ``isiri(T).``, and with the integer value layer ``tv(T,V).`` (its value, ``epsparql_int.lp``) and
+    ``scale(10^d).`` (docs/semantics/epsparql.md#epsparql-9.6)."""
+    out = []
+    if vt is not None:
+        out.append(f"scale({vt.scale}).")
+    for k, t in terms.items():
+        a = asp_string(k)
+        if isinstance(t, (URIRef, BNode)):
+            out.append(f"isres({a}).")
+        if isinstance(t, URIRef):
+            out.append(f"isiri({a}).")
+        if vt is not None:
+            out.append(f"tv({a},{vt.value(t, tick_seconds)}).")
+    return "\n".join(out) + "\n"
+
+
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
     """The parse-level switch ``optional_filter`` (docs/semantics/epsparql.md#epsparql-A8):
     :func:`ceplab.semantics.epsparql.translate.apply_options`."""
@@ -1017,17 +1252,31 @@ def _oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opt
     test that both encodings answer alike (tests/epsparql/test_epsparql_encoding.py) uses it."""
     qs = _apply_options(qs, options)
     t0 = min((oc.start for oc in stream if isinstance(oc.start, int)), default=0)
-    text, projections, terms = compile_queryset(qs, options, background is not None, t0, window=not legacy)
     if background is not None:
         for oc in stream:
             if oc.p in SCHEMA_PREDICATES:
                 raise UnsupportedError(f"oracle: occurrence at position {oc.position}: schema triple ({oc.p.n3()}) "
                                        "in the "
                                        "stream; schema triples are timeless background knowledge (docs/semantics/epsparql.md#epsparql-A14 iv)")
-    facts, inputs = stream_facts(stream, terms)
+    bg_terms: dict = {}
+    st_terms: dict = {}
+    facts, inputs = stream_facts(stream, st_terms)
     if background is not None:
-        facts += background_facts(background, terms)
-    program = _fixed_program() + "\n" + text
+        facts += background_facts(background, bg_terms)
+    # the integer value layer (docs/semantics/epsparql.md#epsparql-9.6) unless the query set needs exact rationals
+    vt = None if legacy else _value_table_of(qs, stream, [*st_terms.values(), *bg_terms.values()], options, t0)
+    text = None
+    if vt is not None:
+        try:
+            text, projections, terms = compile_queryset(qs, options, background is not None, t0, True, vt)
+        except _NeedExact:
+            vt = None
+    if vt is None:
+        text, projections, terms = compile_queryset(qs, options, background is not None, t0, not legacy)
+    for k, t in (*st_terms.items(), *bg_terms.items()):
+        terms.setdefault(k, t)
+    facts += term_facts(terms, vt, options.tick_seconds)
+    program = _fixed_program(vt is None, text) + "\n" + text
 
     def job():
         s = Solver(["2"], limits)
