@@ -826,7 +826,7 @@ class _Compiler:
                 return n, vs
             seq = isinstance(p, A.SeqJoin)
             ta, tw = _min("A1", "A2"), _max("W1", "W2")
-            right = self.partner(dmax, ("A1", "W1"), r, _tup(R), ("A2", "W2"), seq)
+            right = self.partner(dmax, ("A1", "W1"), r, _tup(R), ("A2", "W2"), seq, l)
             body = [f"s({l},{_tup(L)},A1,W1)"] + right + cmps + self.temporal("A1", "A2")
             if seq:
                 body.append("W1<A2")
@@ -851,9 +851,15 @@ class _Compiler:
             # a top-level conjunct getDURATION() < c of this filter bounds every row it keeps (9.5)
             c, cv = self.node(p.pattern, _lo(dmax, self.bound(p.expr)))
             V = _tup([self.X(v) for v in cv])
-            k, e = self.filter_expr(p.expr, cv)
-            self.emit(f"ctx({k},r({V},A,W)) :- s({c},{V},A,W).")
-            self.emit(f"s({n},{V},A,W) :- s({c},{V},A,W), tru({e},r({V},A,W)).")
+            base, rest = [f"s({c},{V},A,W)"], p.expr
+            if self.vt:  # simple top-level conjuncts as rule bodies (9.6)
+                base, rest = self.simple_conjuncts(n, p.expr, cv, base)
+            if rest is None:
+                self.emit(f"s({n},{V},A,W) :- {', '.join(base)}.")
+            else:
+                k, e = self.filter_expr(rest, cv)
+                self.emit(f"ctx({k},r({V},A,W)) :- {', '.join(base)}.")
+                self.emit(f"s({n},{V},A,W) :- {', '.join(base)}, tru({e},r({V},A,W)).")
         elif isinstance(p, A.Extend):
             c, cv = self.node(p.pattern, dmax)
             if p.var in cv:
@@ -913,7 +919,7 @@ class _Compiler:
             m, mv = self.node(mp, dmax)
             # the combination is r' ⋈ r (optional first): its mapping and hull are symmetric
             Ot, Mt, out, cmps = self.merge(op_, ov, mp, mv)
-            probe, pint, kind = f"s({oc},{_tup(Ot)},A1,W1)", ("A1", "W1"), True
+            probe, pint, kind, pnode = f"s({oc},{_tup(Ot)},A1,W1)", ("A1", "W1"), True, oc
             idx, itup, iint = m, _tup(Mt), ("A2", "W2")
             rest = cmps + ["W1<A2"] + self.temporal("A1", "A2")
             ta, tw = _min("A1", "A2"), _max("W1", "W2")
@@ -926,7 +932,7 @@ class _Compiler:
             m, mv = self.node(mp, dmax)
             oc, ov = self.node(op_, dF if hull else None)
             Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
-            probe, pint, kind = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), False
+            probe, pint, kind, pnode = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), False, m
             idx, itup, iint = oc, _tup(Ot), ("A1", "W1")
             rest = cmps + self.temporal("A1", "A2") + ["W1<=W2" if o.optional_end == "le" else "W1<W2"]
             ta, tw = _min("A1", "A2"), _max("W1", "W2")
@@ -938,7 +944,7 @@ class _Compiler:
             m, mv = self.node(mp, dmax)
             oc, ov = self.node(op_, _lo(dmax, dF))
             Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
-            probe, pint, kind = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), None
+            probe, pint, kind, pnode = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), None, m
             idx, itup, iint = oc, _tup(Ot), ("A2", "W2")
             rest = cmps + self.temporal("A2")
             ta, tw = "A2", "W2"
@@ -951,7 +957,7 @@ class _Compiler:
             if kind is None:
                 partner = [f"s({idx},{itup},{iint[0]},{iint[1]})"]
             else:
-                partner = self.partner(d, pint, idx, itup, iint, kind)
+                partner = self.partner(d, pint, idx, itup, iint, kind, pnode)
             return ", ".join([probe] + partner + rest + [f"TA={ta}", f"TW={tw}"] + self.within(d, "TA", "TW"))
 
         Bj, Bb = body(dj), body(db)
@@ -970,6 +976,79 @@ class _Compiler:
         guard = "".join(", " + g for g in self.temporal("A2"))
         self.emit(f"s({n},{pad},A2,W2) :- s({m},{Mx},A2,W2), not blk({n},{Mx},A2,W2){guard}.")
 
+    # ---- simple filter conjuncts (docs/semantics/epsparql.md#epsparql-9.6)
+    def simple_conjuncts(self, n: int, e: A.Expr, cv: list[Variable],
+                         base: list[str]) -> tuple[list[str], Optional[A.Expr]]:
+        """A FILTER keeps a row iff every top-level conjunct is *true* (false and error both drop it, under either
+        ``filter_errors``, A11).  Conjuncts of a simple form become rule bodies on the row itself instead of
+        expression nodes: ``BOUND(?x)``, ``!BOUND(?x)``; an ordering ``< <= > >=`` between variables, numbers
+        and time functions (true only between two numbers, two strings or two booleans: one alternative per
+        category, on the ``tv`` values); ``= !=`` between numbers and time functions.  Returns the body of a row
+        passing them (``fc(N,J,V,A,W)`` atoms for conjuncts with several alternatives) and the conjunction of the
+        other conjuncts (None: none), which the general expression rules evaluate on those rows only."""
+        V = _tup([self.X(v) for v in cv])
+        body, rest = list(base), []
+        for j, c in enumerate(_conjuncts(e)):
+            alts = self.simple(c, cv)
+            if alts is None:
+                rest.append(c)
+            elif len(alts) == 1:
+                body += alts[0]
+            else:  # several alternatives (also none: the conjunct is never true, so no row passes)
+                for alt in alts:
+                    self.emit(f"fc({n},{j},{V},A,W) :- {', '.join(base + alt)}.")
+                body.append(f"fc({n},{j},{V},A,W)")
+        out = None
+        for c in rest:
+            out = c if out is None else A.And(out, c)
+        return body, out
+
+    def simple(self, c: A.Expr, cv: list[Variable]) -> Optional[list[list[str]]]:
+        """The alternatives (lists of body literals) of a simple conjunct ``c``, see :meth:`simple_conjuncts`; None
+        if ``c`` is not simple.  Numbers are compared at the common scale ``10**d`` (the ``tv`` values)."""
+        vt = self.vt
+        if isinstance(c, A.Bound) or (isinstance(c, A.Not) and isinstance(c.expr, A.Bound)):
+            neg = isinstance(c, A.Not)
+            v = (c.expr if neg else c).var
+            if v not in cv:
+                return [] if not neg else [[]]
+            return [[f"{self.X(v)}{'=' if neg else '!='}unb"]]
+        if not isinstance(c, A.Cmp) or c.op not in _ORD:
+            return None
+        sides = []
+        for i, x in enumerate((c.left, c.right)):
+            if isinstance(x, A.Var) and x.var in cv:
+                sides.append(("var", self.X(x.var)))
+            elif isinstance(x, A.TimeFn) and x.name.upper() in ("DURATION", "STARTTIME", "ENDTIME"):
+                t = {"DURATION": "(W-A)", "STARTTIME": "A", "ENDTIME": "W"}[x.name.upper()]
+                sides.append(("num", f"{t}*{vt.scale}"))
+            elif isinstance(x, A.Const) and (v := _const_number(x, self.o.tick_seconds)) is not None:
+                if abs(v) * vt.scale > CAP or (v * vt.scale).denominator != 1:
+                    return None
+                sides.append(("num", str(int(v * vt.scale))))
+            else:
+                return None
+        op = c.op
+        guard = ["A!=tl"] if self.bg and any(isinstance(x, A.TimeFn) for x in (c.left, c.right)) else []
+        if max(vt.dmag, vt.tmag) * vt.scale > CAP:
+            return None
+        if all(k == "num" for k, _ in sides):
+            return [guard + [f"{sides[0][1]}{op}{sides[1][1]}"]]
+        if c.op in ("=", "!="):
+            return None   # identity and errors of other categories: the general rules
+        cats = ("num",) if any(k == "num" for k, _ in sides) else ("num", "str", "bool")
+        alts = []
+        for cat in cats:
+            lits, vals = list(guard), []
+            for i, (k, x) in enumerate(sides):
+                if k == "var":
+                    lits.append(f"tv({x},v({cat},P{i}))")
+                    vals.append(f"P{i}")
+                else:
+                    vals.append(x)
+            alts.append(lits + [f"{vals[0]}{op}{vals[1]}"])
+        return alts
+
     # ---- windows (docs/semantics/epsparql.md#epsparql-9.5)
     def bound(self, e: Optional[A.Expr]) -> Optional[int]:
         """:func:`duration_bound` of a filter expression (None with windows off)."""
@@ -980,24 +1059,30 @@ class _Compiler:
         return [] if d is None else [f"{tw}-{ta}<={d}"]
 
     def partner(self, d: Optional[int], probe: tuple[str, str], node: int, tup: str, iv: tuple[str, str],
-                seq: bool) -> list[str]:
-        """Body literals matching a partner row ``s(node,tup,Ai,Wi)`` of a probe row on ``probe = (Ap,Wp)``.
+                seq: bool, probe_node: int) -> list[str]:
+        """Body literals matching a partner row ``s(node,tup,Ai,Wi)`` of a probe row of ``probe_node`` on
+        ``probe = (Ap,Wp)`` (the probe atom comes first in the body).
 
         Without a window: the plain atom.  With window ``d``: only the time buckets ``(Ai - t0) / (d+1)`` in which a
         partner can lie whose combination with the probe lasts at most ``d`` ticks: ``Ai`` in ``[Wp+1, Ap+d]``
-        after the probe (``seq``: SEQ, OPTIONALSEQ) or in ``[Wp-d, Ap+d]`` (hull: Join, OPTIONAL).  The range
-        covers at most 2 (3) buckets; the exact test is :meth:`within`."""
+        after the probe (``seq``: SEQ, OPTIONALSEQ) or in ``[Wp-d, Ap+d]`` (hull: Join, OPTIONAL), at most 2 (3)
+        buckets; the exact test is :meth:`within`.  The partner's rows are indexed once per node and width
+        (``sb/6``); the buckets of each probe interval are atoms ``pb(w,Kind,Ap,Wp,B)`` (a function of the interval
+        only, shared by all nodes), joined before ``sb`` so that clingo looks the partners up by bucket."""
         if d is None:
             return [f"s({node},{tup},{iv[0]},{iv[1]})"]
         w = max(d, 0) + 1
-        ap, wp = probe
-        lo = f"{wp}+1" if seq else f"{wp}-({d})"
-        hi = f"{ap}+({d})"
+        kind = "seq" if seq else "hull"
+        lo = f"W+1" if seq else f"W-({d})"
+        hi = f"A+({d})"
+        guard = ", A!=tl" if self.bg else ""
         if (node, w) not in self.buckets:
             self.buckets.add((node, w))
-            guard = ", A!=tl" if self.bg else ""
             self.emit(f"sb({node},{w},(A-({self.t0}))/{w},V,A,W) :- s({node},V,A,W){guard}.")
-        return [f"BK=({lo}-({self.t0}))/{w}..({hi}-({self.t0}))/{w}", f"sb({node},{w},BK,{tup},{iv[0]},{iv[1]})"]
+        if (probe_node, w, kind) not in self.buckets:
+            self.buckets.add((probe_node, w, kind))
+            self.emit(f"pb({w},{kind},A,W,({lo}-({self.t0}))/{w}..({hi}-({self.t0}))/{w}) :- s({probe_node},_,A,W){guard}.")
+        return [f"pb({w},{kind},{probe[0]},{probe[1]},BK)", f"sb({node},{w},BK,{tup},{iv[0]},{iv[1]})"]
 
     def bgp(self, n: int, p: A.BGP, vs: list[Variable], dmax: Optional[int] = None) -> None:
         if not p.triples:
@@ -1124,6 +1209,8 @@ def compile_queryset(qs: A.QuerySet, options: Options = Options(),
     integer is correct (clingo's truncating ``/`` is monotone), but buckets straddling t0 are twice as wide."""
     c = _Compiler(options, background, t0, window, vt)
     c.emit(f"errors({options.filter_errors}).")
+    if any(isinstance(q, A.Construct) for q in qs.queries):
+        c.emit("#show occ/5.")   # the derived occurrences are read back
     projections = []
     si = 0
     for i, q in enumerate(qs.queries):
@@ -1141,21 +1228,29 @@ def compile_queryset(qs: A.QuerySet, options: Options = Options(),
 def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> tuple[str, set]:
     """``occ(S,P,O,Ta,Tw).`` facts and the set of input occurrences ``(s, p, o, ta, tw)`` (canonical N-Triples)."""
     out, seen = [], set()
+    known: dict[Node, tuple[str, str]] = {}   # term -> (N-Triples, clingo string): each term converted once
+
+    def conv(t: Node, pos: int) -> tuple[str, str]:
+        c = known.get(t)
+        if c is None:
+            _check_term(t, f"stream position {pos}")
+            k = n3(t)
+            c = known[t] = (k, asp_string(k))
+            if terms is not None:
+                terms.setdefault(k, t)
+        return c
+
     for oc in stream:
         if not (isinstance(oc.start, int) and isinstance(oc.end, int)) or oc.start > oc.end:
             raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] "
                                    "is not "
                                    "a well-formed integer interval (docs/semantics/epsparql.md#epsparql-A2)")
-        for t in (oc.s, oc.p, oc.o):
-            _check_term(t, f"stream position {oc.position}")
-        key = (n3(oc.s), n3(oc.p), n3(oc.o), int(oc.start), int(oc.end))
-        if terms is not None:
-            for t, s in zip((oc.s, oc.p, oc.o), key):
-                terms.setdefault(s, t)
+        (s, sa), (p, pa), (o, oa) = conv(oc.s, oc.position), conv(oc.p, oc.position), conv(oc.o, oc.position)
+        key = (s, p, o, int(oc.start), int(oc.end))
         if key in seen:
             continue
         seen.add(key)
-        out.append(f"occ({asp_string(key[0])},{asp_string(key[1])},{asp_string(key[2])},{key[3]},{key[4]}).")
+        out.append(f"occ({sa},{pa},{oa},{key[3]},{key[4]}).")
     return "\n".join(out) + ("\n" if out else ""), seen
 
 
@@ -1290,17 +1385,25 @@ def _oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opt
             return ("bad", len(models), s.stats)
         rows: dict = {}
         counts: dict = {}
+        decoded: dict = {}
+
+        def dec(sym: clingo.Symbol) -> str:   # each term decoded once
+            v = decoded.get(sym)
+            if v is None:
+                v = decoded[sym] = _str(sym)
+            return v
+
         derived = set()
         for x in models[0].symbols:
             args = x.arguments
             if x.name == "occ":
-                key = (_str(args[0]), _str(args[1]), _str(args[2]), args[3].number, args[4].number)
+                key = (dec(args[0]), dec(args[1]), dec(args[2]), args[3].number, args[4].number)
                 if key not in inputs:
                     derived.add(Derived(*key))
             elif x.name in ("ans", "mult"):
                 qi = args[0].number
                 names = [str(v) for v in projections[qi]]
-                mapping = tuple(sorted((nm, _str(val)) for nm, val in zip(names, args[1].arguments)
+                mapping = tuple(sorted((nm, dec(val)) for nm, val in zip(names, args[1].arguments)
                                        if val != UNB))
                 key = (qi, mapping, args[2].number, args[3].number)
                 if x.name == "ans":
