@@ -643,6 +643,7 @@ class _Compiler:
                  vt: Optional[ValueTable] = None) -> None:
         self.o = options
         self.vt = vt           # the integer value layer's table (9.6); None: the exact layer
+        self.recursive = False  # CONSTRUCT rules feed the stream: no #min aggregates (they could sit in a cycle)
         self.window = window   # push duration bounds into the grounding (9.5); False: the legacy encoding
         self.t0 = t0           # the origin of the time buckets (9.5)
         self.buckets: set[tuple[int, int]] = set()
@@ -963,7 +964,18 @@ class _Compiler:
         Bj, Bb = body(dj), body(db)
         if p.expr is None:
             self.emit(f"s({n},{out_t},TA,TW) :- {Bj}.")
-            self.emit(f"blk({n},{mkey}) :- {Bb}.")
+            if self.window and not self.recursive and not cmps and kind is not None:
+                # no F and only certainly-bound shared variables: a mandatory row is blocked iff the earliest end
+                # of an optional row with its key is early enough -- linear, instead of every pair (9.5)
+                key = _tup([self.X(v) for v in mv if v in ov])
+                first = "W1<A2" if isinstance(p, A.SeqRightJoin) else rest[-1]
+                guard = "".join(", " + g for g in self.temporal("A1"))
+                self.emit(f"oend({n},{key},W1) :- s({oc},{_tup(Ot)},A1,W1){guard}.")
+                self.emit(f"omin({n},K,M) :- oend({n},K,_), M = #min{{W : oend({n},K,W)}}.")
+                guard = "".join(", " + g for g in self.temporal("A2"))
+                self.emit(f"blk({n},{mkey}) :- s({m},{_tup(Mt)},A2,W2), omin({n},{key},W1), {first}{guard}.")
+            else:
+                self.emit(f"blk({n},{mkey}) :- {Bb}.")
         else:
             k, e = self.filter_expr(p.expr, vs)
             self.emit(f"ctx({k},r({out_t},{joined_int[0]},{joined_int[1]})) :- {Bj}.")
@@ -1208,6 +1220,7 @@ def compile_queryset(qs: A.QuerySet, options: Options = Options(),
     ``t0``: the origin of the time buckets (docs/semantics/epsparql.md#epsparql-9.5), best the earliest start: any
     integer is correct (clingo's truncating ``/`` is monotone), but buckets straddling t0 are twice as wide."""
     c = _Compiler(options, background, t0, window, vt)
+    c.recursive = any(isinstance(q, A.Construct) for q in qs.queries)
     c.emit(f"errors({options.filter_errors}).")
     if any(isinstance(q, A.Construct) for q in qs.queries):
         c.emit("#show occ/5.")   # the derived occurrences are read back
