@@ -232,7 +232,8 @@ def _num_sym(kind: str, q: Fraction) -> clingo.Symbol:
 
 
 class _Functions:
-    """The clingo @-functions: SPARQL's value-level operators on exact rationals (see the module docstring).
+    """The clingo @-functions: SPARQL's value-level operators on exact rationals, used by the exact value layer
+    (``epsparql_exact.lp``, the fallback of docs/semantics/epsparql.md#epsparql-9.6), and ``@skolem`` (both layers).
 
     Also enforces the call's deadline and ground-size limit while grounding (an infinite closure keeps
     creating new values here), raising :class:`LimitExceeded`.
@@ -432,6 +433,7 @@ class ValueTable:
 
     @property
     def scale(self) -> int:
+        """``10**d``: the factor between a number and its integer."""
         return 10 ** self.d
 
     def number(self, q: Fraction) -> int:
