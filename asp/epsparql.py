@@ -36,18 +36,24 @@ Encoding (docs/semantics/epsparql.md#epsparql-9.1)
   Project         the sub-select's variables
   ==============  ==========================================================================================
 
-* **Expressions** are evaluated three-valued in contexts ``ctx(K,r(V,Ta,Tw))`` (see ``epsparql.lp``): values
-  are term strings, exact numbers ``n(int|dec,"p/q")`` or ``err``; truth values ``1``/``0``/``err``.
-  ``filter_errors=error_is_false`` turns an error into false where it arises (at a comparison or an
-  effective boolean value), so ``!`` of it is true.
-* **Exact numbers.** clingo integers are 32-bit, so the value-level operators are clingo @-functions
-  (:class:`_Functions`) working on :class:`fractions.Fraction`: every numeric literal (xsd:integer and its
-  derived types, xsd:decimal) is mapped to its exact rational value when it is read by an expression (a
-  variable leaf calls ``@value``); ``+ - *`` keep integers integral, ``/`` gives a decimal, division by
-  zero is an error; comparisons between numerics compare the rationals (``?p2 < ?p1 * 0.7`` with 60 and 100
-  compares 60 with 70 exactly, and "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is
-  exact inside a filter but cannot become a term: binding it with ``AS`` leaves the variable unbound.
-  ``xsd:double``/``xsd:float`` are rejected (:class:`ceplab.semantics.errors.UnsupportedError`).
+* **Expressions** are evaluated three-valued in contexts ``ctx(K,r(V,Ta,Tw))`` (see ``epsparql.lp``): one value
+  per row and node, truth values ``1``/``0``/``err``.  ``filter_errors=error_is_false`` turns an error into false
+  where it arises (at a comparison or an effective boolean value), so ``!`` of it is true.
+* **Exact numbers, two value layers** (docs/semantics/epsparql.md#epsparql-9.6).  Default
+  (``epsparql_int.lp``): no @-function; every number is an integer ``value * 10**d`` with ``d`` the largest
+  number of decimal digits of the call (:func:`value_table`, computed once before grounding), values are
+  ``v(Category,Payload)`` terms with per-term facts ``tv/2`` (:func:`term_facts`), and the compiler proves
+  that no value leaves 32 bits.  Fallback (``epsparql_exact.lp``, when the query set divides, BINDs a
+  computed value, or could overflow): the value-level operators are clingo @-functions (:class:`_Functions`)
+  on :class:`fractions.Fraction` (values: term strings, ``n(int|dec,"p/q")``, ``err``).  Both are exact:
+  ``+ - *`` keep integers integral, ``/`` gives a decimal, division by zero is an error; comparisons between
+  numerics compare exact values (``?p2 < ?p1 * 0.7`` with 60 and 100 compares 60 with 70 exactly, and
+  "1628.75" is 6515/4).  A decimal that does not terminate (``1/3``) is exact inside a filter but cannot
+  become a term: binding it with ``AS`` leaves the variable unbound.  ``xsd:double``/``xsd:float`` are
+  rejected (:class:`ceplab.semantics.errors.UnsupportedError`).
+* **Windows** (docs/semantics/epsparql.md#epsparql-9.5): a top-level conjunct ``getDURATION() < c`` of a
+  FILTER (:func:`duration_bound`) is pushed into the joins below it as a necessary condition with time
+  buckets; the FILTER still decides.
 * **Time** functions give integer ticks; ``xsd:duration``/``xsd:dateTime`` *constants* in the query become
   numbers of ticks (A15: ``Options.tick_seconds`` seconds per tick, years/months and fractional ticks
   rejected; this module's own ``_duration_ticks``/``_datetime_ticks``, written independently of the
@@ -92,8 +98,10 @@ input occurrence.
 """
 from __future__ import annotations
 
+import math
 import re
 import time
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
@@ -117,11 +125,36 @@ from ceplab.semantics.epsparql.translate import apply_options
 from ceplab.semantics.errors import ModelError, UnsupportedError
 
 LP_FILE = Path(__file__).with_name("epsparql.lp")
+#: the value layers (docs/semantics/epsparql.md#epsparql-9.6): scaled integers (default) and exact rationals (fallback)
+LP_INT = Path(__file__).with_name("epsparql_int.lp")
+LP_EXACT = Path(__file__).with_name("epsparql_exact.lp")
 
 
-@lru_cache(maxsize=1)
-def _fixed_program() -> str:
-    return LP_FILE.read_text(encoding="utf-8")
+@lru_cache(maxsize=3)
+def _sections(path: Path) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The sections of an encoding file: ``(triggers, text)``; ``()`` = always (the part before the first marker and
+    sections marked ``*``)."""
+    out, trig, buf = [], (), []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("%%section "):
+            out.append((trig, "".join(buf)))
+            words = tuple(line.split()[1:])
+            trig, buf = (() if words == ("*",) else words), []
+        else:
+            buf.append(line)
+    out.append((trig, "".join(buf)))
+    return tuple(out)
+
+
+def _fixed_program(exact: bool = True, text: Optional[str] = None) -> str:
+    """``epsparql.lp`` plus the value layer: ``epsparql_exact.lp`` (``exact``) or ``epsparql_int.lp``; with the
+    compiled query ``text`` only the sections whose predicates it mentions (all sections when None)."""
+    parts = []
+    for path in (LP_FILE, LP_EXACT if exact else LP_INT):
+        for trig, body in _sections(path):
+            if text is None or not trig or any(t in text for t in trig):
+                parts.append(body)
+    return "".join(parts)
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -199,7 +232,8 @@ def _num_sym(kind: str, q: Fraction) -> clingo.Symbol:
 
 
 class _Functions:
-    """The clingo @-functions: SPARQL's value-level operators on exact rationals (see the module docstring).
+    """The clingo @-functions: SPARQL's value-level operators on exact rationals, used by the exact value layer
+    (``epsparql_exact.lp``, the fallback of docs/semantics/epsparql.md#epsparql-9.6), and ``@skolem`` (both layers).
 
     Also enforces the call's deadline and ground-size limit while grounding (an infinite closure keeps
     creating new values here), raising :class:`LimitExceeded`.
@@ -342,16 +376,6 @@ class _Functions:
         dec = Decimal(q.numerator * (10 ** k // q.denominator)).scaleb(-k)
         return self._intern(Literal(canonical_decimal(dec), datatype=XSD.decimal))
 
-    def isresource(self, x: clingo.Symbol) -> clingo.Symbol:
-        if x.type != clingo.SymbolType.String:
-            return clingo.Number(0)
-        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), (URIRef, BNode)) else 0)
-
-    def isiri(self, x: clingo.Symbol) -> clingo.Symbol:
-        if x.type != clingo.SymbolType.String:
-            return clingo.Number(0)
-        return clingo.Number(1 if isinstance(self._term(asp_unstring(x.string)), URIRef) else 0)
-
     def skolem(self, label: clingo.Symbol, names: clingo.Symbol, v: clingo.Symbol, a: clingo.Symbol,
                w: clingo.Symbol) -> clingo.Symbol:
         self._tick()
@@ -377,6 +401,134 @@ class _Ctl:
 
     def __getattr__(self, name):
         return getattr(self._ctl, name)
+
+
+# ------------------------------------------------------------------------------------------------ integer values
+#: clingo integers are 32-bit: every value of the integer layer stays within +-CAP (docs/semantics/epsparql.md#epsparql-9.6)
+CAP = 2**31 - 1
+
+
+class _NeedExact(Exception):
+    """Raised while compiling for the integer value layer when a query set needs the exact one (division, a BIND of a
+    computed value, a number that could leave 32 bits); :func:`_oracle` then compiles for ``epsparql_exact.lp``."""
+
+
+@dataclass(frozen=True)
+class ValueTable:
+    """What the integer value layer (``asp/epsparql_int.lp``, docs/semantics/epsparql.md#epsparql-9.6) knows before
+    grounding, computed once per oracle call from every term of the stream, the background and the query set.
+
+    Attributes:
+        d: decimal digits: every number is represented by its value times ``10**d`` (an exact integer).
+        mag: the largest ``|value * 10**d|`` of a numeric term (0 if none).
+        tmag: the largest ``|t|`` of a time in the stream (ticks); ``dmag``: the longest possible duration (ticks).
+        ranks: lexical form -> rank, over the simple literals and xsd:strings (equal forms, equal rank).
+    """
+
+    d: int
+    mag: int
+    tmag: int
+    dmag: int
+    ranks: dict
+
+    @property
+    def scale(self) -> int:
+        """``10**d``: the factor between a number and its integer."""
+        return 10 ** self.d
+
+    def number(self, q: Fraction) -> int:
+        """``q * 10**d`` (exact: d covers every number of the call)."""
+        v = q * self.scale
+        assert v.denominator == 1, q
+        return int(v)
+
+    def value(self, t: Node, tick_seconds: int, constant: bool = False) -> str:
+        """``v(Category,Payload)``: the value of term ``t`` (see ``epsparql_int.lp``); a query ``constant`` of type
+        xsd:duration / xsd:dateTime is a number of ticks (A15)."""
+        if constant and isinstance(t, Literal) and t.datatype == XSD.duration:
+            return f"v(num,{_duration_ticks(t, tick_seconds) * self.scale})"
+        if constant and isinstance(t, Literal) and t.datatype == XSD.dateTime:
+            return f"v(num,{_datetime_ticks(t, tick_seconds) * self.scale})"
+        num = _numeric_checked(t)
+        if num:
+            return f"v(num,{self.number(num[1])})"
+        if isinstance(t, (URIRef, BNode)):
+            return f"v(res,{asp_string(n3(t))})"
+        if _stringish(t):
+            return f"v(str,({self.ranks[str(t)]},{1 if str(t) else 0}))"
+        b = _boolean(t)
+        if b is not None:
+            return f"v(bool,{1 if b else 0})"
+        return f"v(lit,{asp_string(n3(t))})"
+
+
+def _numeric_checked(t: Node) -> Optional[tuple[str, Fraction]]:
+    try:
+        return _numeric(t)
+    except (ValueError, InvalidOperation):
+        raise UnsupportedError(f"oracle: ill-typed numeric literal {t.n3()}") from None
+
+
+def _digits(q: Fraction) -> int:
+    k = 0
+    while (10 ** k) % q.denominator:
+        k += 1
+    return k
+
+
+def value_table(terms: Iterable[Node], times: Iterable[int], constants: Iterable[Fraction] = (),
+                t0: int = 0) -> Optional[ValueTable]:
+    """The :class:`ValueTable` of a call: ``terms`` every term of the stream, background and query set, ``times`` every
+    start and end of the stream, ``constants`` the values of the query's numeric constants (including xsd:duration /
+    xsd:dateTime in ticks).  None when a number cannot be a 32-bit scaled integer (then the exact layer is used)."""
+    nums, strings = [], set()
+    for t in terms:
+        num = _numeric_checked(t)
+        if num:
+            nums.append(num[1])
+        elif _stringish(t):
+            strings.add(str(t))
+    nums += list(constants)
+    d = max((_digits(q) for q in nums), default=0)
+    if d > 9:
+        return None
+    mag = max((abs(q) * 10 ** d for q in nums), default=0)
+    ts = list(times)
+    tmax = max(ts, default=t0)
+    tmag = max((abs(t) for t in ts), default=0)
+    if mag > CAP or tmag * 10 ** d > CAP:
+        return None
+    return ValueTable(d, int(mag), tmag, max(tmax - t0, 0), {s: i for i, s in enumerate(sorted(strings))})
+
+
+def _query_terms(qs: A.QuerySet) -> tuple[list[Node], list[A.Const]]:
+    """Every constant term of the query set's patterns and templates, and every constant of its expressions."""
+    terms: list[Node] = []
+    consts: list[A.Const] = []
+
+    def ex(e) -> None:
+        if e is None:
+            return
+        if isinstance(e, A.Const):
+            consts.append(e)
+        for f in ("left", "right", "expr"):
+            sub = getattr(e, f, None)
+            if sub is not None and not isinstance(sub, (str, Variable)):
+                ex(sub)
+
+    def pat(p) -> None:
+        if isinstance(p, A.BGP):
+            terms.extend(t for tp in p.triples for t in (tp.s, tp.p, tp.o) if not isinstance(t, Variable))
+        ex(getattr(p, "expr", None))
+        for c in A.children(p):
+            pat(c)
+
+    for q in qs.queries:
+        pat(q.where)
+        if isinstance(q, A.Construct):
+            terms.extend(t for tp in q.template for t in (tp.s, tp.p, tp.o)
+                         if not isinstance(t, (Variable, BNode)))
+    return terms, consts
 
 
 # ------------------------------------------------------------------------------------------------ compiler
@@ -415,9 +567,88 @@ def _comment(s: str) -> str:
     return "".join(ch if 32 <= ord(ch) < 127 else " " for ch in s)
 
 
+# ------------------------------------------------------------------------------------------------ window push-down
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "!=": "!="}
+
+
+def _conjuncts(e: A.Expr) -> Iterable[A.Expr]:
+    """The top-level conjuncts of ``e`` (``a && (b && c)`` -> a, b, c)."""
+    if isinstance(e, A.And):
+        yield from _conjuncts(e.left)
+        yield from _conjuncts(e.right)
+    else:
+        yield e
+
+
+def _const_number(e: A.Expr, tick_seconds: int) -> Optional[Fraction]:
+    """The exact value of a numeric constant (integer, decimal, xsd:duration / xsd:dateTime in ticks, A15, or the
+    negation of one), else None (then nothing is pushed down; the filter itself decides)."""
+    sign = 1
+    while isinstance(e, A.Neg):
+        e, sign = e.expr, -sign
+    if not isinstance(e, A.Const) or not isinstance(e.term, Literal):
+        return None
+    try:
+        if e.term.datatype == XSD.duration:
+            return sign * Fraction(_duration_ticks(e.term, tick_seconds))
+        if e.term.datatype == XSD.dateTime:
+            return sign * Fraction(_datetime_ticks(e.term, tick_seconds))
+        num = _numeric(e.term)
+    except (UnsupportedError, ValueError, InvalidOperation):
+        return None
+    return sign * num[1] if num else None
+
+
+def duration_bound(e: Optional[A.Expr], tick_seconds: int) -> Optional[int]:
+    """The largest integer ``D`` such that a row on which the filter ``e`` is *true* has ``getDURATION() <= D``, read
+    off the top-level conjuncts ``getDURATION() < c``, ``<= c``, ``= c`` and their mirrored forms ``c > getDURATION()``
+    ..., ``c`` a numeric or tick-scaled time constant; None when ``e`` states no such bound.
+
+    Sound under both ``filter_errors`` readings (docs/semantics/epsparql.md#epsparql-A11): a conjunction is true only
+    if every conjunct is true, and a conjunct that errs (a timeless row, A14 iii) is not true.  Used only to prune
+    the grounding (docs/semantics/epsparql.md#epsparql-9.5); the filter itself is still evaluated on every row."""
+    if e is None:
+        return None
+    best = None
+    for c in _conjuncts(e):
+        if not isinstance(c, A.Cmp):
+            continue
+        op, left, right = c.op, c.left, c.right
+        if _is_duration(right) and not _is_duration(left):
+            op, left, right = _MIRROR.get(op, op), right, left
+        if not _is_duration(left):
+            continue
+        v = _const_number(right, tick_seconds)
+        if v is None:
+            continue
+        if op == "<":
+            d = math.ceil(v) - 1
+        elif op in ("<=", "="):
+            d = math.floor(v)
+        else:
+            continue
+        best = d if best is None else min(best, d)
+    return best
+
+
+def _is_duration(e: A.Expr) -> bool:
+    return isinstance(e, A.TimeFn) and e.name.upper() == "DURATION"
+
+
+def _lo(d: Optional[int], e: Optional[int]) -> Optional[int]:
+    """The tighter of two duration bounds (None: no bound)."""
+    return e if d is None else d if e is None else min(d, e)
+
+
 class _Compiler:
-    def __init__(self, options: Options, background: bool = False) -> None:
+    def __init__(self, options: Options, background: bool = False, t0: int = 0, window: bool = True,
+                 vt: Optional[ValueTable] = None) -> None:
         self.o = options
+        self.vt = vt           # the integer value layer's table (9.6); None: the exact layer
+        self.recursive = False  # CONSTRUCT rules feed the stream: no #min aggregates (they could sit in a cycle)
+        self.window = window   # push duration bounds into the grounding (9.5); False: the legacy encoding
+        self.t0 = t0           # the origin of the time buckets (9.5)
+        self.buckets: set[tuple[int, int]] = set()
         self.bg = background   # A14: patterns match eocc (temporal) or stat (timeless, interval tl,tl)
         self.lines: list[str] = []
         self.n_node = 0
@@ -458,36 +689,70 @@ class _Compiler:
         return k
 
     def expr(self, e: A.Expr, k: int, cvars: list[Variable], want: str) -> int:
+        """Emit expression node facts for ``e`` in context ``k``; returns the node id (a ``want`` = "val" or "bool"
+        node, converted by ``ebv``/``tolit`` if needed)."""
+        return self._expr(e, k, cvars, want)[0]
+
+    def _expr(self, e: A.Expr, k: int, cvars: list[Variable], want: str) -> tuple[int, int, int]:
+        """``(node id, scale, magnitude)``: with the integer layer (``self.vt``, docs/semantics/epsparql.md#epsparql-9.6)
+        a numeric value of the node is an integer ``value * 10**scale`` of absolute value at most ``magnitude``; raises
+        :class:`_NeedExact` where that cannot hold."""
+        vt = self.vt
         i = self.n_expr
         self.n_expr += 1
         self.emit(f"enode({i},{k}).")
         kind = "val"
+        scale, mag = (vt.d if vt else 0), 0
         if isinstance(e, A.Var):
             if e.var in cvars:
                 self.emit(f"var({i},{cvars.index(e.var)}).")
+                mag = vt.mag if vt else 0
             else:
                 self.emit(f"novar({i}).")
         elif isinstance(e, A.Const):
             self.emit(f"const({i},{self.const_value(e.term)}).")
+            if vt:
+                v = _const_number(e, self.o.tick_seconds)
+                mag = abs(v) * vt.scale if v is not None else 0
         elif isinstance(e, A.TimeFn):
             name = e.name.upper()
             if name not in ("DURATION", "STARTTIME", "ENDTIME"):
                 raise UnsupportedError(f"oracle: unknown time function get{e.name}()")
             self.emit(f"tfn({i},{name.lower()}).")
+            if vt:
+                mag = (vt.dmag if name == "DURATION" else vt.tmag) * vt.scale
         elif isinstance(e, A.Arith):
             if e.op not in ("+", "-", "*", "/"):
                 raise UnsupportedError(f"oracle: unknown arithmetic operator {e.op!r}")
-            left = self.expr(e.left, k, cvars, "val")
-            right = self.expr(e.right, k, cvars, "val")
-            self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
+            left, sl, ml = self._expr(e.left, k, cvars, "val")
+            right, sr, mr = self._expr(e.right, k, cvars, "val")
+            if not vt:
+                self.emit(f"arith({i},{asp_string(e.op)},{left},{right}).")
+            elif e.op == "/":
+                raise _NeedExact("division")
+            else:
+                if e.op == "*":
+                    scale, f, g, mag = sl + sr, 1, 1, ml * mr
+                else:
+                    scale = max(sl, sr)
+                    f, g = 10 ** (scale - sl), 10 ** (scale - sr)
+                    mag = ml * f + mr * g
+                self.emit(f"arith({i},{asp_string(e.op)},{left},{right},{f},{g}).")
         elif isinstance(e, A.Neg):
-            self.emit(f"neg({i},{self.expr(e.expr, k, cvars, 'val')}).")
+            sub, scale, mag = self._expr(e.expr, k, cvars, "val")
+            self.emit(f"neg({i},{sub}).")
         elif isinstance(e, A.Cmp):
             if e.op not in _ORD:
                 raise UnsupportedError(f"oracle: unknown comparison {e.op!r}")
-            left = self.expr(e.left, k, cvars, "val")
-            right = self.expr(e.right, k, cvars, "val")
-            self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
+            left, sl, ml = self._expr(e.left, k, cvars, "val")
+            right, sr, mr = self._expr(e.right, k, cvars, "val")
+            if vt:
+                s = max(sl, sr)
+                f, g = 10 ** (s - sl), 10 ** (s - sr)
+                mag = max(ml * f, mr * g)
+                self.emit(f"compare({i},{asp_string(e.op)},{left},{right},{f},{g}).")
+            else:
+                self.emit(f"compare({i},{asp_string(e.op)},{left},{right}).")
             kind = "bool"
         elif isinstance(e, (A.And, A.Or)):
             left = self.expr(e.left, k, cvars, "bool")
@@ -505,15 +770,23 @@ class _Compiler:
             kind = "bool"
         else:
             raise TypeError(e)
+        if mag > CAP:
+            raise _NeedExact("32-bit overflow")
         if want == kind:
-            return i
+            return i, scale, mag
         j = self.n_expr
         self.n_expr += 1
         self.emit(f"enode({j},{k}).")
         self.emit(f"{'ebv' if want == 'bool' else 'tolit'}({j},{i}).")
-        return j
+        return j, (vt.d if vt else 0), 0
 
     def const_value(self, t: Node) -> str:
+        """The value of an expression constant: a ``v(...)`` term (integer layer) or as ``epsparql_exact.lp`` reads it."""
+        if self.vt:
+            _check_term(t, "constant")
+            if not isinstance(t, Literal):
+                self.const(t, "constant")
+            return self.vt.value(t, self.o.tick_seconds, constant=True)
         if isinstance(t, Literal) and t.datatype == XSD.duration:
             return f'n(int,"{_duration_ticks(t, self.o.tick_seconds)}")'
         if isinstance(t, Literal) and t.datatype == XSD.dateTime:
@@ -532,46 +805,66 @@ class _Compiler:
         return k, self.expr(e, k, cvars, "bool")
 
     # ---- patterns
-    def node(self, p: A.Pattern) -> tuple[int, list[Variable]]:
+    def node(self, p: A.Pattern, dmax: Optional[int] = None) -> tuple[int, list[Variable]]:
+        """Compile pattern ``p`` into ``s(N,...)`` rules; returns ``(N, variables)``.
+
+        ``dmax``: an inherited window (docs/semantics/epsparql.md#epsparql-9.5): every row of ``N`` longer than
+        ``dmax`` ticks can only contribute to rows that an ancestor FILTER drops, so combining rules may skip them
+        (never a timeless row, A14 iii).  None: no bound."""
         n = self.n_node
         self.n_node += 1
         vs = _vars(p)
-        self.emit(f"% node {n}: {type(p).__name__}")
+        dmax = dmax if self.window else None
+        self.emit(f"% node {n}: {type(p).__name__}" + (f" (window {dmax})" if dmax is not None else ""))
         if isinstance(p, A.BGP):
-            self.bgp(n, p, vs)
+            self.bgp(n, p, vs, dmax)
         elif isinstance(p, (A.Join, A.SeqJoin, A.EqJoin)):
-            l, lv = self.node(p.left)
-            r, rv = self.node(p.right)
+            # monotone operators: a combined row's interval contains each operand row's, so the window goes down
+            l, lv = self.node(p.left, dmax)
+            r, rv = self.node(p.right, dmax)
             L, R, out, cmps = self.merge(p.left, lv, p.right, rv)
-            body = [f"s({l},{_tup(L)},A1,W1)", f"s({r},{_tup(R)},A2,W2)"] + cmps + self.temporal("A1", "A2")
-            if isinstance(p, A.Join):
-                self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}.")
-                if self.bg:  # a timeless side takes part in the join but not in the hull (A14 i, iii)
-                    lt, rt = f"s({l},{_tup(L)},tl,tl)", f"s({r},{_tup(R)},tl,tl)"
-                    tail = "".join(", " + c for c in cmps)
-                    self.emit(f"s({n},{_tup(out)},A1,W1) :- s({l},{_tup(L)},A1,W1), {rt}{tail}, A1!=tl.")
-                    self.emit(f"s({n},{_tup(out)},A2,W2) :- {lt}, s({r},{_tup(R)},A2,W2){tail}, A2!=tl.")
-                    self.emit(f"s({n},{_tup(out)},tl,tl) :- {lt}, {rt}{tail}.")
-            elif isinstance(p, A.SeqJoin):
-                self.emit(f"s({n},{_tup(out)},{_min('A1', 'A2')},{_max('W1', 'W2')}) :- {', '.join(body)}, "
-                          "W1<A2.")
-            else:
-                self.emit(f"s({n},{_tup(out)},A1,W1) :- {', '.join(body)}, A1=A2, W1=W2.")
+            if isinstance(p, A.EqJoin):  # same interval: the partner is looked up by its interval (A5)
+                body = [f"s({l},{_tup(L)},A,W)", f"s({r},{_tup(R)},A,W)"] + cmps + self.temporal("A")
+                self.emit(f"s({n},{_tup(out)},A,W) :- {', '.join(body)}.")
+                return n, vs
+            seq = isinstance(p, A.SeqJoin)
+            ta, tw = _min("A1", "A2"), _max("W1", "W2")
+            right = self.partner(dmax, ("A1", "W1"), r, _tup(R), ("A2", "W2"), seq, l)
+            body = [f"s({l},{_tup(L)},A1,W1)"] + right + cmps + self.temporal("A1", "A2")
+            if seq:
+                body.append("W1<A2")
+            body += self.within(dmax, ta, tw)
+            self.emit(f"s({n},{_tup(out)},{ta},{tw}) :- {', '.join(body)}.")
+            if self.bg and not seq:  # a timeless side takes part in the join but not in the hull (A14 i, iii)
+                lt, rt = f"s({l},{_tup(L)},tl,tl)", f"s({r},{_tup(R)},tl,tl)"
+                tail = "".join(", " + c for c in cmps)
+                self.emit(f"s({n},{_tup(out)},A1,W1) :- s({l},{_tup(L)},A1,W1), {rt}{tail}, A1!=tl"
+                          + "".join(", " + x for x in self.within(dmax, "A1", "W1")) + ".")
+                self.emit(f"s({n},{_tup(out)},A2,W2) :- {lt}, s({r},{_tup(R)},A2,W2){tail}, A2!=tl"
+                          + "".join(", " + x for x in self.within(dmax, "A2", "W2")) + ".")
+                self.emit(f"s({n},{_tup(out)},tl,tl) :- {lt}, {rt}{tail}.")
         elif isinstance(p, A.Union_):
             for side in (p.left, p.right):
-                c, cv = self.node(side)
+                c, cv = self.node(side, dmax)
                 pad = [self.X(v) if v in cv else "unb" for v in vs]
                 self.emit(f"s({n},{_tup(pad)},A,W) :- s({c},{_tup([self.X(v) for v in cv])},A,W).")
         elif isinstance(p, (A.LeftJoin, A.SeqRightJoin, A.EqLeftJoin)):
-            self.optional(n, p, vs)
+            self.optional(n, p, vs, dmax)
         elif isinstance(p, A.Filter):
-            c, cv = self.node(p.pattern)
+            # a top-level conjunct getDURATION() < c of this filter bounds every row it keeps (9.5)
+            c, cv = self.node(p.pattern, _lo(dmax, self.bound(p.expr)))
             V = _tup([self.X(v) for v in cv])
-            k, e = self.filter_expr(p.expr, cv)
-            self.emit(f"ctx({k},r({V},A,W)) :- s({c},{V},A,W).")
-            self.emit(f"s({n},{V},A,W) :- s({c},{V},A,W), tru({e},r({V},A,W)).")
+            base, rest = [f"s({c},{V},A,W)"], p.expr
+            if self.vt:  # simple top-level conjuncts as rule bodies (9.6)
+                base, rest = self.simple_conjuncts(n, p.expr, cv, base)
+            if rest is None:
+                self.emit(f"s({n},{V},A,W) :- {', '.join(base)}.")
+            else:
+                k, e = self.filter_expr(rest, cv)
+                self.emit(f"ctx({k},r({V},A,W)) :- {', '.join(base)}.")
+                self.emit(f"s({n},{V},A,W) :- {', '.join(base)}, tru({e},r({V},A,W)).")
         elif isinstance(p, A.Extend):
-            c, cv = self.node(p.pattern)
+            c, cv = self.node(p.pattern, dmax)
             if p.var in cv:
                 raise UnsupportedError(f"oracle: ({p.var.n3()} AS ...) re-binds a variable already in scope")
             V = _tup([self.X(v) for v in cv])
@@ -579,6 +872,8 @@ class _Compiler:
             x = self.X(p.var)
             if isinstance(p.expr, A.Var) and p.expr.var in cv:  # BIND(?y AS ?x): the same term
                 self.emit(f"s({n},{out},A,W) :- s({c},{V},A,W), {x}={self.X(p.expr.var)}.")
+            elif self.vt:
+                raise _NeedExact("BIND of a computed value: a new term, written by @bind")
             else:
                 k, e = self.new_ctx(cv), None
                 e = self.expr(p.expr, k, cv, "val")
@@ -586,7 +881,7 @@ class _Compiler:
                 self.emit(f"s({n},{out},A,W) :- s({c},{V},A,W), val({e},r({V},A,W),Y), {x}=@bind(Y).")
             self.emit(f"term({x}) :- s({n},{out},A,W), {x}!=unb.")
         elif isinstance(p, A.Project):
-            c, cv = self.node(p.pattern)
+            c, cv = self.node(p.pattern, dmax)
             self.emit(f"s({n},{_tup([self.X(v) for v in vs])},A,W) :- s({c},{_tup([self.X(v) for v in cv])},A,W).")
         else:
             raise TypeError(p)
@@ -610,57 +905,200 @@ class _Compiler:
         out = sorted(set(lv) | set(rv), key=str)
         return [lnames[v] for v in lv], [rnames[v] for v in rv], [self.X(v) for v in out], cmps
 
-    def optional(self, n: int, p, vs: list[Variable]) -> None:
+    def optional(self, n: int, p, vs: list[Variable], dmax: Optional[int] = None) -> None:
+        """LeftJoin / SeqRightJoin / EqLeftJoin (docs/semantics/epsparql.md#epsparql-3.3).  Windows (9.5): ``dmax``
+        (inherited) bounds the joined rows and the mandatory operand, never the blockers; the bound ``dF`` of the
+        operator's own F bounds the joined rows, and the blocking pairs and the optional operand where F sees the
+        combined interval."""
         o = self.o
+        dF = self.bound(p.expr)
         if isinstance(p, A.SeqRightJoin):
             mp, op_ = p.mandatory, p.optional
         else:
             mp, op_ = p.left, p.right
         if isinstance(p, A.SeqRightJoin):  # children compiled left to right: optional, then mandatory
-            oc, ov = self.node(op_)
-            m, mv = self.node(mp)
+            combined = o.srj_filter_interval == "combined"
+            oc, ov = self.node(op_, dF if combined else None)
+            m, mv = self.node(mp, dmax)
             # the combination is r' ⋈ r (optional first): its mapping and hull are symmetric
             Ot, Mt, out, cmps = self.merge(op_, ov, mp, mv)
-            body = [f"s({oc},{_tup(Ot)},A1,W1)", f"s({m},{_tup(Mt)},A2,W2)"] + cmps + ["W1<A2"] + \
-                self.temporal("A1", "A2")
+            probe, pint, kind, pnode = f"s({oc},{_tup(Ot)},A1,W1)", ("A1", "W1"), True, oc
+            idx, itup, iint = m, _tup(Mt), ("A2", "W2")
+            rest = cmps + ["W1<A2"] + self.temporal("A1", "A2")
             ta, tw = _min("A1", "A2"), _max("W1", "W2")
             mkey = f"{_tup(Mt)},A2,W2"
-            fint = ("TA", "TW") if o.srj_filter_interval == "combined" else ("A2", "W2")
+            fint = ("TA", "TW") if combined else ("A2", "W2")
             joined_int = ("TA", "TW")
-        else:
-            m, mv = self.node(mp)
-            oc, ov = self.node(op_)
+            dj, db = _lo(dmax, dF), (dF if combined else None)
+        elif isinstance(p, A.LeftJoin):
+            hull = o.lj_filter_interval == "hull"
+            m, mv = self.node(mp, dmax)
+            oc, ov = self.node(op_, dF if hull else None)
             Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
-            body = [f"s({m},{_tup(Mt)},A2,W2)", f"s({oc},{_tup(Ot)},A1,W1)"] + cmps + self.temporal("A1", "A2")
-            if isinstance(p, A.LeftJoin):
-                body.append("W1<=W2" if o.optional_end == "le" else "W1<W2")
-                ta, tw = _min("A1", "A2"), _max("W1", "W2")
-                fint = ("A2", "W2") if o.lj_filter_interval == "mandatory" else ("TA", "TW")
-                joined_int = fint
-            else:
-                body += ["A1=A2", "W1=W2"]
-                ta, tw = "A2", "W2"
-                fint = joined_int = ("TA", "TW")
+            probe, pint, kind, pnode = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), False, m
+            idx, itup, iint = oc, _tup(Ot), ("A1", "W1")
+            rest = cmps + self.temporal("A1", "A2") + ["W1<=W2" if o.optional_end == "le" else "W1<W2"]
+            ta, tw = _min("A1", "A2"), _max("W1", "W2")
+            fint = ("TA", "TW") if hull else ("A2", "W2")
+            joined_int = fint
             mkey = f"{_tup(Mt)},A2,W2"
+            dj, db = _lo(dmax, dF if hull else None), (dF if hull else None)
+        else:  # EqLeftJoin: the partner has the same interval, looked up by it; both operands take every window
+            m, mv = self.node(mp, dmax)
+            oc, ov = self.node(op_, _lo(dmax, dF))
+            Mt, Ot, out, cmps = self.merge(mp, mv, op_, ov)
+            probe, pint, kind, pnode = f"s({m},{_tup(Mt)},A2,W2)", ("A2", "W2"), None, m
+            idx, itup, iint = oc, _tup(Ot), ("A2", "W2")
+            rest = cmps + self.temporal("A2")
+            ta, tw = "A2", "W2"
+            fint = joined_int = ("TA", "TW")
+            mkey = f"{_tup(Mt)},A2,W2"
+            dj = db = None
         out_t = _tup(out)
-        body += [f"TA={ta}", f"TW={tw}"]
-        B = ", ".join(body)
+
+        def body(d: Optional[int]) -> str:
+            if kind is None:
+                partner = [f"s({idx},{itup},{iint[0]},{iint[1]})"]
+            else:
+                partner = self.partner(d, pint, idx, itup, iint, kind, pnode)
+            return ", ".join([probe] + partner + rest + [f"TA={ta}", f"TW={tw}"] + self.within(d, "TA", "TW"))
+
+        Bj, Bb = body(dj), body(db)
         if p.expr is None:
-            self.emit(f"s({n},{out_t},TA,TW) :- {B}.")
-            self.emit(f"blk({n},{mkey}) :- {B}.")
+            self.emit(f"s({n},{out_t},TA,TW) :- {Bj}.")
+            if self.window and not self.recursive and not cmps and kind is not None:
+                # no F and only certainly-bound shared variables: a mandatory row is blocked iff the earliest end
+                # of an optional row with its key is early enough -- linear, instead of every pair (9.5)
+                key = _tup([self.X(v) for v in mv if v in ov])
+                first = "W1<A2" if isinstance(p, A.SeqRightJoin) else rest[-1]
+                guard = "".join(", " + g for g in self.temporal("A1"))
+                self.emit(f"oend({n},{key},W1) :- s({oc},{_tup(Ot)},A1,W1){guard}.")
+                self.emit(f"omin({n},K,M) :- oend({n},K,_), M = #min{{W : oend({n},K,W)}}.")
+                guard = "".join(", " + g for g in self.temporal("A2"))
+                self.emit(f"blk({n},{mkey}) :- s({m},{_tup(Mt)},A2,W2), omin({n},{key},W1), {first}{guard}.")
+            else:
+                self.emit(f"blk({n},{mkey}) :- {Bb}.")
         else:
             k, e = self.filter_expr(p.expr, vs)
-            ctxs = {joined_int, fint}
-            for a, w in sorted(ctxs):
-                self.emit(f"ctx({k},r({out_t},{a},{w})) :- {B}.")
-            self.emit(f"s({n},{out_t},TA,TW) :- {B}, tru({e},r({out_t},{joined_int[0]},{joined_int[1]})).")
-            self.emit(f"blk({n},{mkey}) :- {B}, tru({e},r({out_t},{fint[0]},{fint[1]})).")
+            self.emit(f"ctx({k},r({out_t},{joined_int[0]},{joined_int[1]})) :- {Bj}.")
+            if fint != joined_int or Bb != Bj:
+                self.emit(f"ctx({k},r({out_t},{fint[0]},{fint[1]})) :- {Bb}.")
+            self.emit(f"s({n},{out_t},TA,TW) :- {Bj}, tru({e},r({out_t},{joined_int[0]},{joined_int[1]})).")
+            self.emit(f"blk({n},{mkey}) :- {Bb}, tru({e},r({out_t},{fint[0]},{fint[1]})).")
         Mx = _tup([self.X(v) for v in mv])
         pad = _tup([self.X(v) if v in mv else "unb" for v in vs])
         guard = "".join(", " + g for g in self.temporal("A2"))
         self.emit(f"s({n},{pad},A2,W2) :- s({m},{Mx},A2,W2), not blk({n},{Mx},A2,W2){guard}.")
 
-    def bgp(self, n: int, p: A.BGP, vs: list[Variable]) -> None:
+    # ---- simple filter conjuncts (docs/semantics/epsparql.md#epsparql-9.6)
+    def simple_conjuncts(self, n: int, e: A.Expr, cv: list[Variable],
+                         base: list[str]) -> tuple[list[str], Optional[A.Expr]]:
+        """A FILTER keeps a row iff every top-level conjunct is *true* (false and error both drop it, under either
+        ``filter_errors``, A11).  Conjuncts of a simple form become rule bodies on the row itself instead of
+        expression nodes: ``BOUND(?x)``, ``!BOUND(?x)``; an ordering ``< <= > >=`` between variables, numbers
+        and time functions (true only between two numbers, two strings or two booleans: one alternative per
+        category, on the ``tv`` values); ``= !=`` between numbers and time functions.  Returns the body of a row
+        passing them (``fc(N,J,V,A,W)`` atoms for conjuncts with several alternatives) and the conjunction of the
+        other conjuncts (None: none), which the general expression rules evaluate on those rows only."""
+        V = _tup([self.X(v) for v in cv])
+        body, rest = list(base), []
+        for j, c in enumerate(_conjuncts(e)):
+            alts = self.simple(c, cv)
+            if alts is None:
+                rest.append(c)
+            elif len(alts) == 1:
+                body += alts[0]
+            else:  # several alternatives (also none: the conjunct is never true, so no row passes)
+                for alt in alts:
+                    self.emit(f"fc({n},{j},{V},A,W) :- {', '.join(base + alt)}.")
+                body.append(f"fc({n},{j},{V},A,W)")
+        out = None
+        for c in rest:
+            out = c if out is None else A.And(out, c)
+        return body, out
+
+    def simple(self, c: A.Expr, cv: list[Variable]) -> Optional[list[list[str]]]:
+        """The alternatives (lists of body literals) of a simple conjunct ``c``, see :meth:`simple_conjuncts`; None
+        if ``c`` is not simple.  Numbers are compared at the common scale ``10**d`` (the ``tv`` values)."""
+        vt = self.vt
+        if isinstance(c, A.Bound) or (isinstance(c, A.Not) and isinstance(c.expr, A.Bound)):
+            neg = isinstance(c, A.Not)
+            v = (c.expr if neg else c).var
+            if v not in cv:
+                return [] if not neg else [[]]
+            return [[f"{self.X(v)}{'=' if neg else '!='}unb"]]
+        if not isinstance(c, A.Cmp) or c.op not in _ORD:
+            return None
+        sides = []
+        for i, x in enumerate((c.left, c.right)):
+            if isinstance(x, A.Var) and x.var in cv:
+                sides.append(("var", self.X(x.var)))
+            elif isinstance(x, A.TimeFn) and x.name.upper() in ("DURATION", "STARTTIME", "ENDTIME"):
+                t = {"DURATION": "(W-A)", "STARTTIME": "A", "ENDTIME": "W"}[x.name.upper()]
+                sides.append(("num", f"{t}*{vt.scale}"))
+            elif isinstance(x, A.Const) and (v := _const_number(x, self.o.tick_seconds)) is not None:
+                if abs(v) * vt.scale > CAP or (v * vt.scale).denominator != 1:
+                    return None
+                sides.append(("num", str(int(v * vt.scale))))
+            else:
+                return None
+        op = c.op
+        guard = ["A!=tl"] if self.bg and any(isinstance(x, A.TimeFn) for x in (c.left, c.right)) else []
+        if max(vt.dmag, vt.tmag) * vt.scale > CAP:
+            return None
+        if all(k == "num" for k, _ in sides):
+            return [guard + [f"{sides[0][1]}{op}{sides[1][1]}"]]
+        if c.op in ("=", "!="):
+            return None   # identity and errors of other categories: the general rules
+        cats = ("num",) if any(k == "num" for k, _ in sides) else ("num", "str", "bool")
+        alts = []
+        for cat in cats:
+            lits, vals = list(guard), []
+            for i, (k, x) in enumerate(sides):
+                if k == "var":
+                    lits.append(f"tv({x},v({cat},P{i}))")
+                    vals.append(f"P{i}")
+                else:
+                    vals.append(x)
+            alts.append(lits + [f"{vals[0]}{op}{vals[1]}"])
+        return alts
+
+    # ---- windows (docs/semantics/epsparql.md#epsparql-9.5)
+    def bound(self, e: Optional[A.Expr]) -> Optional[int]:
+        """:func:`duration_bound` of a filter expression (None with windows off)."""
+        return duration_bound(e, self.o.tick_seconds) if self.window else None
+
+    def within(self, d: Optional[int], ta: str, tw: str) -> list[str]:
+        """``[tw-ta<=d]``: the window itself (empty without one)."""
+        return [] if d is None else [f"{tw}-{ta}<={d}"]
+
+    def partner(self, d: Optional[int], probe: tuple[str, str], node: int, tup: str, iv: tuple[str, str],
+                seq: bool, probe_node: int) -> list[str]:
+        """Body literals matching a partner row ``s(node,tup,Ai,Wi)`` of a probe row of ``probe_node`` on
+        ``probe = (Ap,Wp)`` (the probe atom comes first in the body).
+
+        Without a window: the plain atom.  With window ``d``: only the time buckets ``(Ai - t0) / (d+1)`` in which a
+        partner can lie whose combination with the probe lasts at most ``d`` ticks: ``Ai`` in ``[Wp+1, Ap+d]``
+        after the probe (``seq``: SEQ, OPTIONALSEQ) or in ``[Wp-d, Ap+d]`` (hull: Join, OPTIONAL), at most 2 (3)
+        buckets; the exact test is :meth:`within`.  The partner's rows are indexed once per node and width
+        (``sb/6``); the buckets of each probe interval are atoms ``pb(w,Kind,Ap,Wp,B)`` (a function of the interval
+        only, shared by all nodes), joined before ``sb`` so that clingo looks the partners up by bucket."""
+        if d is None:
+            return [f"s({node},{tup},{iv[0]},{iv[1]})"]
+        w = max(d, 0) + 1
+        kind = "seq" if seq else "hull"
+        lo = f"W+1" if seq else f"W-({d})"
+        hi = f"A+({d})"
+        guard = ", A!=tl" if self.bg else ""
+        if (node, w) not in self.buckets:
+            self.buckets.add((node, w))
+            self.emit(f"sb({node},{w},(A-({self.t0}))/{w},V,A,W) :- s({node},V,A,W){guard}.")
+        if (probe_node, w, kind) not in self.buckets:
+            self.buckets.add((probe_node, w, kind))
+            self.emit(f"pb({w},{kind},A,W,({lo}-({self.t0}))/{w}..({hi}-({self.t0}))/{w}) :- s({probe_node},_,A,W){guard}.")
+        return [f"pb({w},{kind},{probe[0]},{probe[1]},BK)", f"sb({node},{w},BK,{tup},{iv[0]},{iv[1]})"]
+
+    def bgp(self, n: int, p: A.BGP, vs: list[Variable], dmax: Optional[int] = None) -> None:
         if not p.triples:
             raise UnsupportedError("oracle: empty basic graph pattern (docs/semantics/epsparql.md#epsparql-A20: min/max over nothing)")
 
@@ -700,6 +1138,8 @@ class _Compiler:
                     ta, tw = f"A{tb[0]}", f"W{tb[0]}"
                     for b in tb[1:]:
                         ta, tw = _min(ta, f"A{b}"), _max(tw, f"W{b}")
+                    if len(tb) > 1:
+                        body += self.within(dmax, ta, tw)
                 else:
                     ta, tw = "tl", "tl"   # only static matches: a timeless row (A14 iii)
                 self.emit(f"s({n},{head_v},{ta},{tw}) :- {', '.join(body)}.")
@@ -725,8 +1165,15 @@ class _Compiler:
         tvars = {t for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
         if self.o.construct_unbound == "drop_solution" and not tvars <= set(rv):
             return  # some template variable is never bound: no solution contributes (docs/semantics/epsparql.md#epsparql-3.6)
+        sol = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
+        # template blank nodes: one Skolem term per label and solution (A13c), a resource with itself as its value
+        for lb in sorted({str(t) for tp in q.template for t in (tp.s, tp.p, tp.o) if isinstance(t, BNode)}):
+            L = asp_string(lb)
+            self.emit(f"sk({root},{L},{V},A,W,@skolem({L},{names},{V},A,W)) :- {', '.join(sol)}.")
+            self.emit(f"isres(B) :- sk({root},{L},_,_,_,B).")
+            self.emit(f"tv(B,v(res,B)) :- sk({root},{L},_,_,_,B).")
         for tp in q.template:
-            body = [f"s({root},{V},A,W)"] + self.temporal("A")  # A14 iii: timeless solutions derive nothing
+            body = list(sol)
             need = tvars if self.o.construct_unbound == "drop_solution" else \
                 {t for t in (tp.s, tp.p, tp.o) if isinstance(t, Variable)}
             if not need <= set(rv):
@@ -738,11 +1185,19 @@ class _Compiler:
                     pos.append(self.X(t))
                 elif isinstance(t, BNode):
                     b = f"B{len(body)}"
-                    body.append(f"{b}=@skolem({asp_string(str(t))},{names},{V},A,W)")
+                    body.append(f"sk({root},{asp_string(str(t))},{V},A,W,{b})")
                     pos.append(b)
                 else:
                     pos.append(self.const(t, "CONSTRUCT template"))
-            body += [f"@isresource({pos[0]})=1", f"@isiri({pos[1]})=1"]
+            # SPARQL 10.2: an instantiation with a literal subject or a non-IRI predicate is no triple
+            if isinstance(tp.s, Variable):
+                body.append(f"isres({pos[0]})")
+            elif not isinstance(tp.s, (URIRef, BNode)):
+                continue
+            if isinstance(tp.p, Variable):
+                body.append(f"isiri({pos[1]})")
+            elif not isinstance(tp.p, URIRef):
+                continue
             self.emit(f"occ({pos[0]},{pos[1]},{pos[2]},A,W) :- {', '.join(body)}.")
 
 
@@ -760,11 +1215,17 @@ def _query_name(i: int, q: A.Query) -> str:
 
 
 def compile_queryset(qs: A.QuerySet, options: Options = Options(),
-                     background: bool = False) -> tuple[str, list[list[Variable]], dict]:
+                     background: bool = False, t0: int = 0, window: bool = True,
+                     vt: Optional[ValueTable] = None) -> tuple[str, list[list[Variable]], dict]:
     """The query-specific ASP text, the projection of each SELECT, and the compile-time term table.
-    ``background``: compile for timeless static triples and RDFS stream entailment (docs/semantics/epsparql.md#epsparql-A14)."""
-    c = _Compiler(options, background)
+    ``background``: compile for timeless static triples and RDFS stream entailment (docs/semantics/epsparql.md#epsparql-A14).
+    ``t0``: the origin of the time buckets (docs/semantics/epsparql.md#epsparql-9.5), best the earliest start: any
+    integer is correct (clingo's truncating ``/`` is monotone), but buckets straddling t0 are twice as wide."""
+    c = _Compiler(options, background, t0, window, vt)
+    c.recursive = any(isinstance(q, A.Construct) for q in qs.queries)
     c.emit(f"errors({options.filter_errors}).")
+    if any(isinstance(q, A.Construct) for q in qs.queries):
+        c.emit("#show occ/5.")   # the derived occurrences are read back
     projections = []
     si = 0
     for i, q in enumerate(qs.queries):
@@ -782,21 +1243,29 @@ def compile_queryset(qs: A.QuerySet, options: Options = Options(),
 def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> tuple[str, set]:
     """``occ(S,P,O,Ta,Tw).`` facts and the set of input occurrences ``(s, p, o, ta, tw)`` (canonical N-Triples)."""
     out, seen = [], set()
+    known: dict[Node, tuple[str, str]] = {}   # term -> (N-Triples, clingo string): each term converted once
+
+    def conv(t: Node, pos: int) -> tuple[str, str]:
+        c = known.get(t)
+        if c is None:
+            _check_term(t, f"stream position {pos}")
+            k = n3(t)
+            c = known[t] = (k, asp_string(k))
+            if terms is not None:
+                terms.setdefault(k, t)
+        return c
+
     for oc in stream:
         if not (isinstance(oc.start, int) and isinstance(oc.end, int)) or oc.start > oc.end:
             raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] "
                                    "is not "
                                    "a well-formed integer interval (docs/semantics/epsparql.md#epsparql-A2)")
-        for t in (oc.s, oc.p, oc.o):
-            _check_term(t, f"stream position {oc.position}")
-        key = (n3(oc.s), n3(oc.p), n3(oc.o), int(oc.start), int(oc.end))
-        if terms is not None:
-            for t, s in zip((oc.s, oc.p, oc.o), key):
-                terms.setdefault(s, t)
+        (s, sa), (p, pa), (o, oa) = conv(oc.s, oc.position), conv(oc.p, oc.position), conv(oc.o, oc.position)
+        key = (s, p, o, int(oc.start), int(oc.end))
         if key in seen:
             continue
         seen.add(key)
-        out.append(f"occ({asp_string(key[0])},{asp_string(key[1])},{asp_string(key[2])},{key[3]},{key[4]}).")
+        out.append(f"occ({sa},{pa},{oa},{key[3]},{key[4]}).")
     return "\n".join(out) + ("\n" if out else ""), seen
 
 
@@ -831,6 +1300,35 @@ def background_facts(background: Background, terms: Optional[dict] = None) -> st
     return "\n".join(out) + "\n"
 
 
+def _value_table_of(qs: A.QuerySet, stream: Sequence[Occurrence], data_terms: Iterable[Node], options: Options,
+                    t0: int) -> Optional[ValueTable]:
+    """:func:`value_table` over the terms of the stream and the background (``data_terms``), the stream's times and
+    the query set's constants."""
+    qterms, consts = _query_terms(qs)
+    cvals = [v for v in (_const_number(c, options.tick_seconds) for c in consts) if v is not None]
+    terms = list(data_terms) + qterms + [c.term for c in consts]
+    times = [t for oc in stream for t in (oc.start, oc.end)]
+    return value_table(dict.fromkeys(terms), times, cvals, t0)
+
+
+def term_facts(terms: dict, vt: Optional[ValueTable], tick_seconds: int) -> str:
+    """Per term (canonical N-Triples -> rdflib term), computed once before grounding: ``isres(T).`` (IRI or blank
+    node), ``isiri(T).``, and with the integer value layer ``tv(T,V).`` (its value, ``epsparql_int.lp``) and
+    ``scale(10^d).`` (docs/semantics/epsparql.md#epsparql-9.6)."""
+    out = []
+    if vt is not None:
+        out.append(f"scale({vt.scale}).")
+    for k, t in terms.items():
+        a = asp_string(k)
+        if isinstance(t, (URIRef, BNode)):
+            out.append(f"isres({a}).")
+        if isinstance(t, URIRef):
+            out.append(f"isiri({a}).")
+        if vt is not None:
+            out.append(f"tv({a},{vt.value(t, tick_seconds)}).")
+    return "\n".join(out) + "\n"
+
+
 def _apply_options(qs: A.QuerySet, options: Options) -> A.QuerySet:
     """The parse-level switch ``optional_filter`` (docs/semantics/epsparql.md#epsparql-A8):
     :func:`ceplab.semantics.epsparql.translate.apply_options`."""
@@ -853,18 +1351,42 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
         UnsupportedError: a construct or term the oracle does not encode.
         ModelError: recursion through an optional operator without a unique stable model (A13d).
     """
+    return _oracle(qs, stream, options, limits, background)
+
+
+def _oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Options(),
+            limits: Limits = Limits(), background: Optional[Background] = None,
+            legacy: bool = False) -> OracleResult | Undecided:
+    """:func:`oracle`; ``legacy=True`` runs the encoding as it was before docs/semantics/epsparql.md#epsparql-9.5 and
+    #epsparql-9.6 (no pushed-down windows, every value through the exact @-functions).  Internal: only the
+    test that both encodings answer alike (tests/epsparql/test_epsparql_encoding.py) uses it."""
     qs = _apply_options(qs, options)
-    text, projections, terms = compile_queryset(qs, options, background is not None)
+    t0 = min((oc.start for oc in stream if isinstance(oc.start, int)), default=0)
     if background is not None:
         for oc in stream:
             if oc.p in SCHEMA_PREDICATES:
                 raise UnsupportedError(f"oracle: occurrence at position {oc.position}: schema triple ({oc.p.n3()}) "
                                        "in the "
                                        "stream; schema triples are timeless background knowledge (docs/semantics/epsparql.md#epsparql-A14 iv)")
-    facts, inputs = stream_facts(stream, terms)
+    bg_terms: dict = {}
+    st_terms: dict = {}
+    facts, inputs = stream_facts(stream, st_terms)
     if background is not None:
-        facts += background_facts(background, terms)
-    program = _fixed_program() + "\n" + text
+        facts += background_facts(background, bg_terms)
+    # the integer value layer (docs/semantics/epsparql.md#epsparql-9.6) unless the query set needs exact rationals
+    vt = None if legacy else _value_table_of(qs, stream, [*st_terms.values(), *bg_terms.values()], options, t0)
+    text = None
+    if vt is not None:
+        try:
+            text, projections, terms = compile_queryset(qs, options, background is not None, t0, True, vt)
+        except _NeedExact:
+            vt = None
+    if vt is None:
+        text, projections, terms = compile_queryset(qs, options, background is not None, t0, not legacy)
+    for k, t in (*st_terms.items(), *bg_terms.items()):
+        terms.setdefault(k, t)
+    facts += term_facts(terms, vt, options.tick_seconds)
+    program = _fixed_program(vt is None, text) + "\n" + text
 
     def job():
         s = Solver(["2"], limits)
@@ -878,17 +1400,25 @@ def oracle(qs: A.QuerySet, stream: Sequence[Occurrence], options: Options = Opti
             return ("bad", len(models), s.stats)
         rows: dict = {}
         counts: dict = {}
+        decoded: dict = {}
+
+        def dec(sym: clingo.Symbol) -> str:   # each term decoded once
+            v = decoded.get(sym)
+            if v is None:
+                v = decoded[sym] = _str(sym)
+            return v
+
         derived = set()
         for x in models[0].symbols:
             args = x.arguments
             if x.name == "occ":
-                key = (_str(args[0]), _str(args[1]), _str(args[2]), args[3].number, args[4].number)
+                key = (dec(args[0]), dec(args[1]), dec(args[2]), args[3].number, args[4].number)
                 if key not in inputs:
                     derived.add(Derived(*key))
             elif x.name in ("ans", "mult"):
                 qi = args[0].number
                 names = [str(v) for v in projections[qi]]
-                mapping = tuple(sorted((nm, _str(val)) for nm, val in zip(names, args[1].arguments)
+                mapping = tuple(sorted((nm, dec(val)) for nm, val in zip(names, args[1].arguments)
                                        if val != UNB))
                 key = (qi, mapping, args[2].number, args[3].number)
                 if x.name == "ans":

@@ -237,10 +237,10 @@ def make_grid(kind: str = "default") -> Grid:
 
     * ``quick`` (seconds; the tests): every workload at n = 300, 1000; oracle at n = 20, 40 (S5: 20); E13 on a
       tree of :data:`E13_QUICK_CLASSES` classes at n = 300, 1000, oracle n = 10.
-    * ``default`` (a few minutes; S5 at n = 100 may take the oracle its whole minute and come back undecided): n = 10^4,
-      5·10^4; oracle at n = 50, 100, 200 (S5: 25, 50, 100); E13 on :data:`E13_CLASSES` classes at n = 10^4,
+    * ``default`` (a few minutes): n = 10^4,
+      5·10^4; oracle at n = 200, 1000, 2000 (linear in n since docs/semantics/epsparql.md#epsparql-9.5); E13 on :data:`E13_CLASSES` classes at n = 10^4,
       5·10^4, oracle n = 10, 100.
-    * ``full``: n = 10^4, 10^5, 10^6; oracle up to n = 1600 (S5: 200); E13 at n = 10^4, 10^5, 10^6, oracle n = 10,
+    * ``full``: n = 10^4, 10^5, 10^6; oracle up to n = 32,000; E13 at n = 10^4, 10^5, 10^6, oracle n = 10,
       100, 1000.
 
     Raises:
@@ -250,11 +250,11 @@ def make_grid(kind: str = "default") -> Grid:
         ns, on, o5, secs, rep = (300, 1000), (20, 40), (20,), 30.0, 2000
         e13 = (E13_QUICK_CLASSES, (300, 1000), (10,))
     elif kind == "default":
-        ns, on, o5, secs, rep = (10_000, 50_000), (50, 100, 200), (25, 50, 100), 60.0, 100_000
+        ns, on, o5, secs, rep = (10_000, 50_000), (200, 1000, 2000), (200, 1000, 2000), 60.0, 100_000
         e13 = (E13_CLASSES, (10_000, 50_000), (10, 100))
     elif kind == "full":
-        ns, on, o5, secs, rep = ((10_000, 100_000, 1_000_000), (50, 100, 200, 400, 800, 1600), (25, 50, 100, 200),
-                                 120.0, 200_000)
+        ns, on, o5, secs, rep = ((10_000, 100_000, 1_000_000), (200, 1000, 2000, 8000, 32_000),
+                                 (200, 1000, 2000, 8000, 32_000), 120.0, 200_000)
         e13 = (E13_CLASSES, (10_000, 100_000, 1_000_000), (10, 100, 1000))
     else:
         raise ValueError(f"unknown grid {kind!r}; known: quick, default, full")
