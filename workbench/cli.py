@@ -596,7 +596,10 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                                              "reproducers unshrunk"),
          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
                                              help="inject an engine fault: drop|duplicate|late|"
-                                                  "loop|hog|refuse")
+                                                  "loop|hog|refuse"),
+         fail_tasks_every: Optional[int] = typer.Option(None, "--inject-task-failures", hidden=True, min=1,
+                                                        help="the first attempt of each task holding a case id "
+                                                             "divisible by N fails")
          ) -> None:
     """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on a disagreement
     or an engine limit). Engine refusals (the engine refuses a query the oracle answers) are
@@ -615,7 +618,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                              out=out_dir, progress=True, fault=fault,
                              limits_kw={"time_s": timeout}, shrink_s=shrink_s,
                              engine_kw=_engine_kw(engine_time, engine_memory),
-                             max_reproducers=max_reproducers, remote=remote, resume=resume)
+                             max_reproducers=max_reproducers, remote=remote, resume=resume,
+                             fail_tasks_every=fail_tasks_every)
     except (RuntimeError, ValueError) as e:     # Spark could not start; ResumeError
         typer.echo(f"ceplab: {e}", err=True)
         raise typer.Exit(2)

@@ -330,17 +330,28 @@ def _parallelism(spark: Any) -> int:
 
 
 class _CaseRows:
-    """``mapInPandas`` function of a campaign: one JSON row (:func:`run_case`) per case id that arrives."""
+    """``mapInPandas`` function of a campaign: one JSON row (:func:`run_case`) per case id that arrives.
+
+    ``fail_every``: the first attempt of a task that holds a case id divisible by it raises (an injected task
+    failure, for the tests: Spark must retry the task and the campaign still gets every verdict once)."""
 
     def __init__(self, lang_name: str, seed: int, length: int, fault: str | None, limits_kw: dict | None,
-                 engine_kw: dict | None) -> None:
+                 engine_kw: dict | None, fail_every: int | None = None) -> None:
         self.args = (lang_name, seed, length)
         self.fault, self.limits_kw, self.engine_kw = fault, limits_kw, engine_kw
+        self.fail_every = fail_every
 
     def __call__(self, batches: Iterable[Any]) -> Iterator[Any]:
         import pandas as pd
 
         for pdf in batches:
+            if self.fail_every:
+                from pyspark import TaskContext
+
+                tc = TaskContext.get()
+                if tc is not None and tc.attemptNumber() == 0 and any(int(c) % self.fail_every == 0
+                                                                      for c in pdf["id"]):
+                    raise RuntimeError("injected task failure (first attempt)")
             yield pd.DataFrame({"row": [json.dumps(run_case(*self.args, int(cid), self.fault, self.limits_kw,
                                                             self.engine_kw)) for cid in pdf["id"]]})
 
@@ -456,7 +467,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
          shrink_s: float = 30.0, write_parquet: bool = True,
          engine_kw: dict | None = None, max_reproducers: int | None = None,
          remote: str | None = None, resume: bool = False,
-         stop_after_waves: int | None = None, waves: int | None = None) -> list[FuzzSummary]:
+         stop_after_waves: int | None = None, waves: int | None = None,
+         fail_tasks_every: int | None = None) -> list[FuzzSummary]:
     """Run a fuzzing campaign per language (see the module docstring).
 
     Args:
@@ -469,6 +481,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
         stop_after_waves: raise ``KeyboardInterrupt`` after running this many waves (what Ctrl-C does; for the
             tests of ``resume``).
         waves: Spark jobs per campaign (default: up to :data:`MAX_WAVES`, one per 8 cases per core).
+        fail_tasks_every: inject task failures: the first attempt of every task holding a case id divisible by it
+            raises (the master must allow retries, e.g. a cluster or ``local[N,F]``); for the tests.
 
     Raises:
         ResumeError: ``resume`` with a campaign folder written with other parameters.
@@ -502,7 +516,8 @@ def fuzz(langs: Iterable[str], cases: int = 200, length: int = 6, seed: int = 0,
             for name in langs:
                 summaries.append(_campaign(spark, sc, par, bar, name, cases, length, seed,
                                            Path(out), fault, limits_kw, shrink_s, write_parquet,
-                                           engine_kw, max_reproducers, resume, stop_after_waves, waves))
+                                           engine_kw, max_reproducers, resume, stop_after_waves, waves,
+                                           fail_tasks_every))
     finally:
         if own:
             spark.stop()
@@ -513,7 +528,8 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
               seed: int, out: Path, fault: str | None, limits_kw: dict | None, shrink_s: float,
               write_parquet: bool, engine_kw: dict | None = None,
               max_reproducers: int | None = None, resume: bool = False,
-              stop_after_waves: int | None = None, waves: int | None = None) -> FuzzSummary:
+              stop_after_waves: int | None = None, waves: int | None = None,
+              fail_tasks_every: int | None = None) -> FuzzSummary:
     t_total = time.perf_counter()
     lang_out = out / name
     lang_out.mkdir(parents=True, exist_ok=True)
@@ -554,7 +570,8 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, le
             if stop_after_waves is not None and ran >= stop_after_waves:
                 raise KeyboardInterrupt
             got = _run_wave(spark, sc, group, name, seed, length, fault, limits_kw, engine_kw, lo, hi,
-                            max(1, min(hi - lo, slices // n_waves)), lambda k: show(len(rows) + k))
+                            max(1, min(hi - lo, slices // n_waves)), lambda k: show(len(rows) + k),
+                            fail_tasks_every)
             _save_wave(lang_out, w, got)
             ran += 1
         rows.extend(got)
@@ -621,7 +638,7 @@ def _save_wave(lang_out: Path, w: int, rows: list[dict]) -> None:
 
 def _run_wave(spark: Any, sc: Any, group: str, name: str, seed: int, length: int, fault: str | None,
               limits_kw: dict | None, engine_kw: dict | None, lo: int, hi: int, parts: int,
-              progress: Any) -> list[dict]:
+              progress: Any, fail_every: int | None = None) -> list[dict]:
     """Cases ``lo .. hi-1`` as one Spark job; ``progress(k)`` with the cases done so far in it.  On Ctrl-C the
     job is cancelled before ``KeyboardInterrupt`` goes on."""
     tag = f"{group}-{lo}"
@@ -630,7 +647,7 @@ def _run_wave(spark: Any, sc: Any, group: str, name: str, seed: int, length: int
         if sc is not None:
             sc.setJobGroup(tag, f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}")
         df = spark.range(lo, hi, numPartitions=parts).mapInPandas(
-            _CaseRows(name, seed, length, fault, limits_kw, engine_kw), schema="row string")
+            _CaseRows(name, seed, length, fault, limits_kw, engine_kw, fail_every), schema="row string")
         return [json.loads(r["row"]) for r in df.collect()]
 
     pool = ThreadPoolExecutor(max_workers=1)
