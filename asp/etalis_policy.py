@@ -53,19 +53,25 @@ from ceplab.semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis_policy.lp")
 
-_STEP_MARK = "#program step(k)."
+_PART = re.compile(r"^#program (\w+)\(k\)\.[ \t]*$", re.M)
 _CUR = "\x00"  # placeholder for the store fluent in generated rules (asp_string never emits a raw NUL)
 
 
-@lru_cache(maxsize=1)
-def _fixed_parts() -> tuple[str, str, str]:
-    """(base part, step part for even k, step part for odd k) of the fixed program.
+@lru_cache(maxsize=16)
+def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, str, str]:
+    """(base part, step part for even k, step part for odd k) of the fixed program for ``policy``.
 
+    The step part is ``#program step(k)`` (common to all policies), ``step_<policy>(k)`` and, when
+    ``ipol_on`` (``interval_policy != "off"``), ``step_ipol(k)``; the other parts of the .lp file hold rules
+    whose guard is false under ``policy``, so leaving them out changes nothing (docs/semantics/etalis.md#etalis-9.7).
     The fluent predicates are written ``cur_X`` (read at ``k``) and ``new_X`` (written at ``k+1``); even steps
     read ``f0_X`` and write ``f1_X``, odd steps the other way round (the .lp file has no user text, so the
     renaming is safe)."""
     text = LP_FILE.read_text(encoding="utf-8")
-    base, step = text.split(_STEP_MARK, 1)
+    pieces = _PART.split(text)
+    base, parts = pieces[0], dict(zip(pieces[1::2], pieces[2::2]))
+    want = ["step", f"step_{policy}"] + (["step_ipol"] if ipol_on else [])
+    step = "\n".join(parts[w] for w in want)
     base = _rename(base, 0)
     return base, "#program even(k).\n" + _rename(step, 0), "#program odd(k).\n" + _rename(step, 1)
 
@@ -77,6 +83,24 @@ def _rename(text: str, parity: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ compilation
+class _Named:
+    """The rule's variable map, but every ``_`` becomes a fresh named variable ``W0, W1, ..``.
+
+    Only for positive body literals (a leaf's event pattern), where the two mean the same.  gringo implements
+    ``_`` by projecting the literal's predicate onto its other arguments, and in a multi-shot run that costs a pass
+    over the predicate's atoms of all earlier steps at every step (docs/semantics/etalis.md#etalis-9.7)."""
+
+    def __init__(self, vs: ClingoVars) -> None:
+        self.vs = vs
+        self.n = 0
+
+    def __call__(self, name: str) -> str:
+        if name != "_":
+            return self.vs(name)
+        self.n += 1
+        return f"W{self.n - 1}"
+
+
 _REL = {  # op -> (relation literals on l=(S1,E1), r=(S2,E2), result start, result end); hull = min/max
     "seq": (["E1<S2"], "S1", "E2"),
     "and": ([], "HULL", "HULL"),
@@ -155,7 +179,7 @@ class _Compiler:
             self.base.append(f"qwin({n.id},{n.window}).")
         if isinstance(p, A.EventAtom):
             self.base.append(f"drank({n.id},{self.drank[n.id]}).")
-            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, vs)},S,E).")
+            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, _Named(vs))},S,E).")
         elif isinstance(p, A.TimePoint):
             self.base.append(f"tpleaf({n.id},{int(p.value)}).")
         self.emit_up(n)
@@ -201,7 +225,7 @@ class _Compiler:
             vy = tuple_text([f"Y_{i}" for i in range(len(n.names))])
             i = n.names.index(self.ivar)
             cmp = ">" if self.kind == "max" else "<"
-            self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,_,{vy},_,_), insreq(k,{n.id},_,{vx},_,_), "
+            self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,K2,{vy},S2,E2), insreq(k,{n.id},K,{vx},S,E), "
                       f"Y_{i} {cmp} X_{i}.")
 
     def join(self, n: Node, p: Node) -> None:
@@ -223,7 +247,7 @@ class _Compiler:
             rels.append(f"HE-HS<={p.window}")
         se_n, se_o = (("S1", "E1"), ("S2", "E2")) if n is left else (("S2", "E2"), ("S1", "E1"))
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
-                  f"{_CUR}(k,{o.id},T,_,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
+                  f"{_CUR}(k,{o.id},T,K,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
         if not (op == "seq" and n is right):  # no later instance can complete the right of seq
             self.emit_insert_with_key(n, set(o.names))
 
@@ -242,9 +266,9 @@ class _Compiler:
         local = pattern_vars(p.pattern.negated) - set(p.names)
         never = bool(local) and self.o.not_local_vars == "free"
         V2 = self.V(a.names)
-        st2 = f"{_CUR}(k,{a.id},T,_,{V2},Sy,Ey)"
+        st2 = f"{_CUR}(k,{a.id},T,K,{V2},Sy,Ey)"
         if not never:
-            self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},_,_,{self.V(c.names)},S1,E1), "
+            self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},T1,K1,{self.V(c.names)},S1,E1), "
                       "Ey<S1, E1<Sx.")
         win = f", Ex-Sy<={p.window}" if p.window is not None else ""
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},Sy,Ex)) :- {self.live(n, 'Sx', 'Ex')}, {st2}, Ey<Sx{win}, "
@@ -317,7 +341,7 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     facts = stream_facts(events)
     derived = program.derived_predicates()
     cap = _default_max_steps(limits) if max_steps is None else max_steps
-    fbase, feven, fodd = _fixed_parts()
+    fbase, feven, fodd = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off")
     stats = Stats()
     deadline = time.monotonic() + limits.time_s
     messages: list[str] = []
