@@ -247,12 +247,7 @@ def compile_program(program: A.Program, options: Options = Options(), *, _pushdo
 def stream_facts(events: Iterable[StreamEvent]) -> str:
     """``occ(e("name",args..),Start,End).`` for every stream event (set semantics, docs/semantics/etalis.md#etalis-2.2)."""
     vs = ClingoVars()
-    out = []
-    for ev in events:
-        if any(True for a in ev.atom.args for _ in A.term_vars(a)):
-            raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
-        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)}).")
-    return "\n".join(out) + ("\n" if out else "")
+    return "".join(f"{_occ(ev, vs)}.\n" for ev in events)
 
 
 # ------------------------------------------------------------------------------------------------ oracle
@@ -274,9 +269,35 @@ def _results(symbols: Iterable[clingo.Symbol]) -> set[Result]:
     return out
 
 
+@dataclass(frozen=True)
+class TieResult(OracleResult):
+    """An :class:`~ceplab.asp.oracle.OracleResult` that also says, for each result ending at a time ``t`` at
+    which several stream events end (a tie group), the index (into the stream) of the first event of the group
+    whose stream prefix already entails it (docs/semantics/etalis.md#etalis-9.7.3).  Results of other end times
+    are not in ``tie_positions``; a result whose prefix answers could not be decided is left out too."""
+    tie_positions: dict = field(default_factory=dict)
+
+
+def tie_groups(events: Sequence[StreamEvent]) -> list[tuple[int, int]]:
+    """``(lo, hi)`` index ranges of the maximal runs of at least two consecutive events with the same end."""
+    out, lo = [], 0
+    for i in range(1, len(events) + 1):
+        if i == len(events) or int(events[i].end) != int(events[lo].end):
+            if i - lo >= 2:
+                out.append((lo, i))
+            lo = i
+    return out
+
+
+def _occ(ev: StreamEvent, vs: ClingoVars) -> str:
+    if any(True for a in ev.atom.args for _ in A.term_vars(a)):
+        raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
+    return f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)})"
+
+
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options = Options(),
-           limits: Limits = Limits(), *, include_input: bool = False, _pushdown: bool = True
-           ) -> OracleResult | Undecided:
+           limits: Limits = Limits(), *, include_input: bool = False, tie_positions: bool = False,
+           _pushdown: bool = True) -> OracleResult | Undecided:
     """The unique minimal model of ``program`` under ``events`` (docs/semantics/etalis.md#etalis-2.4), as ETALIS results.
 
     With ``options.policy`` other than ``"unrestricted"`` the answer is that of the step-indexed specification
@@ -288,21 +309,42 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         options: semantic switches (docs/semantics/etalis.md#etalis-8).
         limits: time and ground-size limits; exceeding them gives :class:`Undecided`.
         include_input: also return stream events of non-derived predicates.
+        tie_positions: also compute where each result ending in a tie group is determined (a
+            :class:`TieResult`; docs/semantics/etalis.md#etalis-9.7.3): the events of the tie groups become
+            clingo externals, the one grounding is solved for the whole stream and then once per prefix that
+            ends inside a tie group with results.
         _pushdown: internal, for the tests only: ``False`` compiles without the window push-down
             (:func:`compile_program`).
 
     Returns:
-        ``OracleResult(frozenset of (atom_text, start, end), stats)`` or :class:`Undecided`.
+        ``OracleResult(frozenset of (atom_text, start, end), stats)`` (a :class:`TieResult` with
+        ``tie_positions``) or :class:`Undecided`.
 
     Raises:
         UnsupportedError: the program or stream uses a construct the oracle cannot encode.
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
     if options.policy != "unrestricted":
-        return etalis_policy.oracle(program, events, options, limits, include_input=include_input)
+        return etalis_policy.oracle(program, events, options, limits, include_input=include_input,
+                                    tie_positions=tie_positions)
     comp = compile_program(program, options, _pushdown=_pushdown)
-    facts = stream_facts(events)
+    groups = tie_groups(events) if tie_positions else []
+    vs = ClingoVars()
+    occs = [_occ(ev, vs) for ev in events]
+    # an event of a tie group is an external atom, true in a prefix iff its first occurrence is in it
+    first: dict[str, int] = {}
+    for lo, hi in groups:
+        for i in range(lo, hi):
+            first.setdefault(occs[i], i)
+    facts = "".join(f"{o}.\n" for o in occs if o not in first)
+    facts += "".join(f"#external {o}.\n" for o in first)
     text = _fixed_program() + "\n" + comp.text
+
+    def prefix(s: Solver, i: int | None) -> None:
+        # the externals of the prefix events[:i+1] (all: None) true, the others false; the later events that
+        # are facts cannot change a result ending at events[i].end (footnote 11, docs/semantics/etalis.md#etalis-2.4)
+        for o, j in first.items():
+            s.ctl.assign_external(clingo.parse_term(o), i is None or j <= i)
 
     def job():
         s = Solver(["2"], limits)
@@ -312,6 +354,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         if facts:
             s.add(facts)
         s.ground()
+        prefix(s, None)
         models = s.solve()
         if len(models) != 1:
             blocks = [frozenset(str(x) for x in m.symbols if x.name in ("blk", "blkl")) for m in models]
@@ -320,7 +363,26 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
             for b in diff:
                 nodes.add(int(clingo.parse_term(b).arguments[0].number))
             return ("bad", len(models), sorted(nodes), s.stats)
-        return OracleResult(frozenset(_results(models[0].symbols)), s.stats)
+        results = frozenset(_results(models[0].symbols))
+        if not tie_positions:
+            return OracleResult(results, s.stats)
+        placed: dict = {}
+        for lo, hi in groups:
+            t = int(events[lo].end)
+            todo = {r for r in results if r[2] == t}
+            for i in range(lo, hi - 1):
+                if not todo:
+                    break
+                prefix(s, i)
+                ms = s.solve()
+                if len(ms) != 1:   # undecided for this group: left to the caller
+                    todo = set()
+                    break
+                got = todo & _results(ms[0].symbols)
+                placed.update((r, i) for r in got)
+                todo -= got
+            placed.update((r, hi - 1) for r in todo)
+        return TieResult(results, s.stats, placed)
 
     out = isolated(job, limits=limits)
     if isinstance(out, tuple):

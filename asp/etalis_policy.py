@@ -32,9 +32,10 @@ debugging).
 """
 from __future__ import annotations
 
+import bisect
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -321,12 +322,14 @@ class Step:
 @dataclass(frozen=True)
 class PolicyRun:
     """A complete run: ``results`` as in :func:`oracle`, the number of ``steps`` (P4), the ground ``atoms``,
-    the per-step ``trace`` (only from :func:`trace`), and clingo's statistics."""
+    the per-step ``trace`` (only from :func:`trace`), clingo's statistics, and (when asked for) where the results
+    ending in a tie group are determined (``ceplab.asp.etalis.TieResult``)."""
     results: frozenset
     steps: int
     atoms: int
     trace: tuple[Step, ...]
     stats: Stats
+    tie_positions: dict = field(default_factory=dict)
 
 
 def _default_max_steps(limits: Limits) -> int:
@@ -335,8 +338,39 @@ def _default_max_steps(limits: Limits) -> int:
     return max(1, limits.max_ground_size // 3)
 
 
+def _tie_positions(atoms: clingo.SymbolicAtoms, events: Sequence[StreamEvent], first: dict) -> dict:
+    """For each result (``first``: result -> the step of its first dispatch) that ends at the end time of a tie
+    group of ``events`` (several events ending at the same time): the index of the stream event whose processing
+    dispatched it, clipped to the group.  The run on the prefix ``events[:i+1]`` is this run up to the end of
+    input ``i`` (plus time points after it, which end later), so this is the first prefix that entails the result
+    (docs/semantics/etalis.md#etalis-9.7.3)."""
+    from ceplab.asp.etalis import tie_groups
+
+    groups = {int(events[lo].end): (lo, hi) for lo, hi in tie_groups(events)}
+    if not groups:
+        return {}
+    # input rank -> index of the stream event it is, or (a time point) of the first event after it (P3)
+    tps = sorted((a.symbol.arguments[1].number, a.symbol.arguments[0].number)
+                 for a in atoms.by_signature("tpleaf", 2))
+    ends = [int(e.end) for e in events]
+    keys = [((e, 1, i), i) for i, e in enumerate(ends)]
+    keys += [((q, 0, n), sum(1 for e in ends if e < q)) for q, n in tps]
+    item = [ix for _k, ix in sorted(keys)]
+    pops = sorted((a.symbol.arguments[0].number, a.symbol.arguments[1].number) for a in atoms.by_signature("popin", 2))
+    steps = [k for k, _r in pops]
+    out = {}
+    for r, k in first.items():
+        g = groups.get(r[2])
+        if g is None:
+            continue
+        j = bisect.bisect_right(steps, k) - 1
+        ix = item[pops[j][1]] if j >= 0 else g[0]
+        out[r] = min(max(ix, g[0]), g[1] - 1)
+    return out
+
+
 def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits,
-         include_input: bool, max_steps: int | None, want_trace: bool) -> PolicyRun:
+         include_input: bool, max_steps: int | None, want_trace: bool, want_ties: bool = False) -> PolicyRun:
     comp = compile_policy(program, options)
     facts = stream_facts(events)
     derived = program.derived_predicates()
@@ -386,11 +420,16 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     if bad:
         raise OracleError(f"oracle: ETALIS-P invariant violated (bug): {bad[:5]}")
     res = set()
+    first: dict = {}
     for a in atoms.by_signature("disp", 4):
-        _, ev, s, e = a.symbol.arguments
+        kd, ev, s, e = a.symbol.arguments
         a_ = decode_atom(ev)
         if include_input or a_.key in derived:
-            res.add((str(a_), s.number, e.number))
+            r = (str(a_), s.number, e.number)
+            res.add(r)
+            if want_ties and (r not in first or kd.number < first[r]):
+                first[r] = kd.number
+    ties = _tie_positions(atoms, events, first) if want_ties else {}
     steps = k + 1
     tr: tuple[Step, ...] = ()
     if want_trace:
@@ -400,11 +439,12 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
             kids.setdefault(a.symbol.arguments[0].number, []).append(a.symbol.arguments[1])
         tr = tuple(Step(j, items[j], tuple(str(x) for x in sorted(kids.get(j, []))))
                    for j in sorted(items))
-    return PolicyRun(frozenset(res), steps, stats.atoms, tr, stats)
+    return PolicyRun(frozenset(res), steps, stats.atoms, tr, stats, ties)
 
 
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits = Limits(), *,
-           include_input: bool = False, max_steps: int | None = None) -> OracleResult | Undecided:
+           include_input: bool = False, max_steps: int | None = None, tie_positions: bool = False
+           ) -> OracleResult | Undecided:
     """The results of ``program`` on ``events`` under the consumption policy ``options.policy`` (ETALIS-P).
 
     Args:
@@ -416,6 +456,8 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
         include_input: also return dispatched stream events of non-derived predicates.
         max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.
+        tie_positions: also return where each result ending in a tie group is determined (a
+            ``ceplab.asp.etalis.TieResult``, docs/semantics/etalis.md#etalis-9.7.3), read off the same run.
 
     Returns:
         ``OracleResult(frozenset of (atom_text, start, end), stats)`` with ``atom_text`` as in
@@ -431,8 +473,11 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
     stream_facts(events)
 
     def job() -> OracleResult:
-        r = _run(program, events, options, limits, include_input, max_steps, False)
+        r = _run(program, events, options, limits, include_input, max_steps, False, tie_positions)
         r.stats.calls = 0
+        if tie_positions:
+            from ceplab.asp.etalis import TieResult
+            return TieResult(r.results, r.stats, r.tie_positions)
         return OracleResult(r.results, r.stats)
 
     return isolated(job, limits=limits)
