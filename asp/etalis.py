@@ -9,6 +9,9 @@ representation of :mod:`ceplab.asp.etalis_terms`; source: Anicic et al. 2012, Se
   Figure 2 (docs/semantics/etalis.md#etalis-2.5) in hull + relation form (docs/semantics/etalis.md#etalis-2.6), with the switches of
   :class:`ceplab.semantics.etalis.options.Options` (docs/semantics/etalis.md#etalis-8);
 * one ``ev/3`` rule per event rule (``I_mu(pattern) ⊆ I_mu(atom)``, C2 with A1);
+* under a window ``(p).q``, the bound ``q`` pushed down into the joins below it: bucketed joins of the pairs
+  whose hull fits in ``q`` instead of all pairs filtered afterwards (docs/semantics/etalis.md#etalis-9.7);
+* one ``out/3`` rule per derived predicate (the results);
 * the stream as ``occ/3`` facts.
 
 Where-conditions are compiled to clingo comparisons and integer arithmetic (``+ - * // rem mod ** ^ abs min
@@ -39,7 +42,7 @@ import clingo
 
 from ceplab.asp import etalis_policy
 from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
-from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, isolated
+from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_string, isolated
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import pattern_vars
@@ -67,12 +70,14 @@ class Compiled:
 
 
 class _Compiler:
-    def __init__(self, prog: A.Program, options: Options) -> None:
+    def __init__(self, prog: A.Program, options: Options, pushdown: bool = True) -> None:
         self.prog = prog
         self.o = options
+        self.pushdown = pushdown
         self.lines: list[str] = []
         self.node_rule: dict[int, int] = {}
         self.not_rules: list[int] = []
+        self.buckets: set[int] = set()
 
     def emit(self, s: str) -> None:
         self.lines.append(s)
@@ -88,22 +93,38 @@ class _Compiler:
                     self.emit(f"{head} :- {', '.join(alt)}.")
         for i, (r, root) in enumerate(zip(self.prog.event_rules, binarize(self.prog))):
             vs = ClingoVars()
-            self.node(root, vs)
+            self.node(root, vs, None)
             head = atom(r.head.name, r.head.args, vs)
             self.emit(f"% rule {i}: {comment(str(r))}")
             self.emit(f"ev({head},S,E) :- h({root.id},{self.tup(root.names, vs)},S,E).")
+        # the results: instances of the derived predicates (C1 and C2, docs/semantics/etalis.md#etalis-2.3)
+        for name, arity in sorted(self.prog.derived_predicates()):
+            a = "e(" + ",".join([asp_string(name)] + [f"X{i}" for i in range(arity)]) + ")"
+            self.emit(f"out({a},S,E) :- ev({a},S,E).")
         return Compiled("\n".join(self.lines) + "\n", dict(self.node_rule), tuple(self.not_rules))
 
-    def node(self, nd: Node, vs: ClingoVars) -> None:
-        """Emit the rule block of node ``nd`` and of the nodes under it (docs/semantics/etalis.md#etalis-9.2)."""
+    def node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
+        """Emit the rule block of node ``nd`` and of the nodes under it (docs/semantics/etalis.md#etalis-9.2).
+
+        ``q`` is the window bound pushed down to ``nd`` (docs/semantics/etalis.md#etalis-9.7): the tightest window
+        ``(p).w`` above ``nd`` in its rule such that every instance of ``nd`` that takes part in a result of the
+        window lies inside that result's interval, or None (no window above, or push-down off)."""
         n, p = nd.id, nd.pattern
         self.node_rule[n] = nd.rule
-        for c in nd.children:
-            self.node(c, vs)
-        V = self.tup(nd.names, vs)
         o = self.o
+        if isinstance(p, A.Window) and self.pushdown:
+            q = int(p.length) if q is None else min(q, int(p.length))
+        for i, c in enumerate(nd.children):
+            # hull property (docs/semantics/etalis.md#etalis-2.6): a result contains the intervals it is built from,
+            # and a blocking instance of not(p1).[p2,p3] lies inside the gap; the one exception is the container
+            # p2 of "p1 during p2" when the result is the contained p1 (during_result=contained, A5)
+            contained = isinstance(p, A.Binary) and p.op == "during" and o.during_result == "contained" and i == 1
+            self.node(c, vs, None if contained else q)
+        V = self.tup(nd.names, vs)
+        win = q is not None
         if isinstance(p, A.EventAtom):
-            self.emit(f"h({n},{V},S,E) :- ev({atom(p.name, p.args, vs)},S,E).")
+            # under a window q, an instance longer than q can take part in no result (push-down, 9.7)
+            self.emit(f"h({n},{V},S,E) :- ev({atom(p.name, p.args, vs)},S,E){f', E-S<={q}' if win else ''}.")
         elif isinstance(p, A.TimePoint):
             self.emit(f"h({n},(),{int(p.value)},{int(p.value)}).")
         elif isinstance(p, A.Window):
@@ -121,81 +142,162 @@ class _Compiler:
             proper = ", S1<E1, S2<E2" if o.proper_intervals_only else ""
             hull = "S=(S1+S2-|S1-S2|)/2, E=(E1+E2+|E1-E2|)/2"  # <min(S1,S2), max(E1,E2)> (docs/semantics/etalis.md#etalis-2.6)
             op = p.op
+            fit = ""
+            if win and op in ("seq", "and", "par", "during") and not (op == "during" and o.during_result == "contained"):
+                # window push-down (docs/semantics/etalis.md#etalis-9.7): a pair whose hull is longer than q takes
+                # part in no result of the window above, and both operands of a pair whose hull fits start within q
+                # of each other, so in the same or a neighbouring bucket of width q+1: join on near/2 buckets
+                # instead of all pairs (same rows of Figure 2, relation and hull unchanged)
+                L = self.bucketed(lc, vs, q, "B1", "S1", "E1")
+                R = f"near(B1,B2), {self.bucketed(rc, vs, q, 'B2', 'S2', 'E2')}"
+            if win:
+                fit = {"seq": ", E2-S1<={q}", "meets": ", E2-S1<={q}", "equals": ", E1-S1<={q}",
+                       "starts": ", E2-S2<={q}", "finishes": ", E2-S2<={q}", "during": ", E2-S2<={q}",
+                       "and": ", E-S<={q}", "par": ", E-S<={q}", "or": ""}[op].format(q=q)
+                if op == "during" and o.during_result == "contained":
+                    fit = f", E1-S1<={q}"
             if op == "seq":        # e1 < s2 (before)
-                self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1<S2.")
+                self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1<S2{fit}.")
             elif op == "and":      # any relation
-                self.emit(f"h({n},{V},S,E) :- {L}, {R}, {hull}.")
+                self.emit(f"h({n},{V},S,E) :- {L}, {R}, {hull}{fit}.")
             elif op == "par":      # max(s1,s2) < min(e1,e2): positive overlap
-                self.emit(f"h({n},{V},S,E) :- {L}, {R}, S1<E2, S2<E1, S1<E1, S2<E2, {hull}.")
+                self.emit(f"h({n},{V},S,E) :- {L}, {R}, S1<E2, S2<E1, S1<E1, S2<E2, {hull}{fit}.")
             elif op == "or":       # union; range restricted (A6)
                 self.emit(f"h({n},{V},S1,E1) :- {L}.")
                 self.emit(f"h({n},{V},S2,E2) :- {R}.")
             elif op == "equals":
-                self.emit(f"h({n},{V},S1,E1) :- {L}, {R}, S1=S2, E1=E2{proper}.")
+                self.emit(f"h({n},{V},S1,E1) :- {L}, {R}, S1=S2, E1=E2{proper}{fit}.")
             elif op == "meets":
-                self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1=S2{proper}.")
+                self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1=S2{proper}{fit}.")
             elif op == "during":   # s2 < s1 < e1 < e2; result: container (A5) or contained
                 res = "S2,E2" if o.during_result == "container" else "S1,E1"
-                self.emit(f"h({n},{V},{res}) :- {L}, {R}, S2<S1, S1<E1, E1<E2.")
+                self.emit(f"h({n},{V},{res}) :- {L}, {R}, S2<S1, S1<E1, E1<E2{fit}.")
             elif op == "starts":   # s1 = s2, e1 < e2; result = p2
-                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, S1=S2, E1<E2{proper}.")
+                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, S1=S2, E1<E2{proper}{fit}.")
             elif op == "finishes":  # e1 = e2, s2 < s1; result = p2
-                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, E1=E2, S2<S1{proper}.")
+                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, E1=E2, S2<S1{proper}{fit}.")
             else:
                 raise UnsupportedError(f"oracle: unknown operator {op}")
         elif isinstance(p, A.Not):
-            self.not_node(nd, vs)
+            self.not_node(nd, vs, q)
         else:
             raise TypeError(p)
 
     def tup(self, names: Sequence[str], vs: ClingoVars) -> str:
         return tuple_text([vs(x) for x in names])
 
-    def not_node(self, nd: Node, vs: ClingoVars) -> None:
+    def bucketed(self, c: Node, vs: ClingoVars, q: int, b: str, s: str, e: str) -> str:
+        """The body atom ``hb(c,V,B,S,E)``: an instance of child ``c`` with the bucket ``B = S/(q+1)`` of its
+        start (emitting the ``hb`` rule of ``c`` once; each node has one parent, so one width)."""
+        V = self.tup(c.names, vs)
+        if c.id not in self.buckets:
+            self.buckets.add(c.id)
+            self.emit(f"hb({c.id},{V},B,S,E) :- h({c.id},{V},S,E), B=S/{q + 1}.")
+        return f"hb({c.id},{V},{b},{s},{e})"
+
+    def not_node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
         n, p = nd.id, nd.pattern
         if nd.rule not in self.not_rules:
             self.not_rules.append(nd.rule)
         a, b, c = nd.children
         V = self.tup(nd.names, vs)
-        self.emit(f"gap({n},{V},S,E2,S3,E) :- h({a.id},{self.tup(a.names, vs)},S,E2), "
-                  f"h({b.id},{self.tup(b.names, vs)},S3,E), E2<S3.")
+        A2 = f"h({a.id},{self.tup(a.names, vs)},S,E2)"
+        A3 = f"h({b.id},{self.tup(b.names, vs)},S3,E)"
+        C = f"h({c.id},{self.tup(c.names, vs)},S1,E1)"
+        fit = ""
+        gap = f"gap({n},{V},S,E2,S3,E)"
+        if q is not None:
+            # window push-down (docs/semantics/etalis.md#etalis-9.7): the result is the hull <S,E> of the delimiters,
+            # so only gaps with E-S <= q matter, and p3 (start S3 in (S, S+q]) lies in the bucket of S or the
+            # next one; a blocking p1 lies strictly inside the gap, so its start is there too
+            A2 = self.bucketed(a, vs, q, "B", "S", "E2")
+            A3 = f"near(B,B3), {self.bucketed(b, vs, q, 'B3', 'S3', 'E')}"
+            C = f"near(B,B1), {self.bucketed(c, vs, q, 'B1', 'S1', 'E1')}"
+            fit = f", E-S<={q}"
+            gap = f"gapb({n},{V},B,S,E2,S3,E)"
+            self.emit(f"{gap} :- {A2}, {A3}, E2<S3{fit}.")
+            self.emit(f"gap({n},{V},S,E2,S3,E) :- {gap}.")
+        else:
+            self.emit(f"gap({n},{V},S,E2,S3,E) :- {A2}, {A3}, E2<S3.")
         local = pattern_vars(p.negated) - set(nd.names)
         # "for every mu": some value of a local variable never occurs (A6)
         never = bool(local) and self.o.not_local_vars == "free"
-        C = f"h({c.id},{self.tup(c.names, vs)},S1,E1)"
         if self.o.not_reading == "per_witness":
             self.emit(f"notw({n}).")
             if not never:
-                self.emit(f"blk({n},{V},E2,S3) :- gap({n},{V},_,E2,S3,_), {C}, E2<S1, E1<S3.")
+                self.emit(f"blk({n},{V},E2,S3) :- {gap}, {C}, E2<S1, E1<S3.")
         else:
             self.emit(f"notl({n}).")
             if not never:
-                self.emit(f"blkl({n},{V},S,E) :- gap({n},{V},S,E2,S3,E), {C}, E2<S1, E1<S3.")
+                self.emit(f"blkl({n},{V},S,E) :- {gap}, {C}, E2<S1, E1<S3.")
 
 
-def compile_program(program: A.Program, options: Options = Options()) -> Compiled:
+def compile_program(program: A.Program, options: Options = Options(), *, _pushdown: bool = True) -> Compiled:
     """The query-specific ASP part of ``program`` (see the module docstring).
+
+    ``_pushdown=False`` (internal, for the tests that compare the two) leaves the windows as filters on the
+    window node only, without pushing their bound down into the joins below (docs/semantics/etalis.md#etalis-9.7).
 
     Raises:
         UnsupportedError: a construct the oracle does not encode.
     """
-    return _Compiler(program, options).compile()
+    return _Compiler(program, options, _pushdown).compile()
 
 
 def stream_facts(events: Iterable[StreamEvent]) -> str:
     """``occ(e("name",args..),Start,End).`` for every stream event (set semantics, docs/semantics/etalis.md#etalis-2.2)."""
     vs = ClingoVars()
-    out = []
-    for ev in events:
-        if any(True for a in ev.atom.args for _ in A.term_vars(a)):
-            raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
-        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)}).")
-    return "\n".join(out) + ("\n" if out else "")
+    return "".join(f"{_occ(ev, vs)}.\n" for ev in events)
 
 
 # ------------------------------------------------------------------------------------------------ oracle
+def _results(symbols: Iterable[clingo.Symbol]) -> set[Result]:
+    """``(atom_text, start, end)`` of every shown ``out(A,S,E)`` (the results, ``asp/etalis.lp``).  Each symbol
+    is read through its text (one call into clingo instead of one per argument; S and E are integers, so the last
+    two commas split them off), and each distinct atom is decoded once (most results share a handful of atoms)."""
+    out: set[Result] = set()
+    atoms: dict[str, str] = {}
+    for x in symbols:
+        t = str(x)
+        if not t.startswith("out("):
+            continue
+        a, s, e = t[4:-1].rsplit(",", 2)
+        text = atoms.get(a)
+        if text is None:
+            text = atoms[a] = str(decode_atom(clingo.parse_term(a)))
+        out.add((text, int(s), int(e)))
+    return out
+
+
+@dataclass(frozen=True)
+class TieResult(OracleResult):
+    """An :class:`~ceplab.asp.oracle.OracleResult` that also says, for each result ending at a time ``t`` at
+    which several stream events end (a tie group), the index (into the stream) of the first event of the group
+    whose stream prefix already entails it (docs/semantics/etalis.md#etalis-9.7.3).  Results of other end times
+    are not in ``tie_positions``; a result whose prefix answers could not be decided is left out too."""
+    tie_positions: dict = field(default_factory=dict)
+
+
+def tie_groups(events: Sequence[StreamEvent]) -> list[tuple[int, int]]:
+    """``(lo, hi)`` index ranges of the maximal runs of at least two consecutive events with the same end."""
+    out, lo = [], 0
+    for i in range(1, len(events) + 1):
+        if i == len(events) or int(events[i].end) != int(events[lo].end):
+            if i - lo >= 2:
+                out.append((lo, i))
+            lo = i
+    return out
+
+
+def _occ(ev: StreamEvent, vs: ClingoVars) -> str:
+    if any(True for a in ev.atom.args for _ in A.term_vars(a)):
+        raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
+    return f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)})"
+
+
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options = Options(),
-           limits: Limits = Limits(), *, include_input: bool = False) -> OracleResult | Undecided:
+           limits: Limits = Limits(), *, include_input: bool = False, tie_positions: bool = False,
+           _pushdown: bool = True) -> OracleResult | Undecided:
     """The unique minimal model of ``program`` under ``events`` (docs/semantics/etalis.md#etalis-2.4), as ETALIS results.
 
     With ``options.policy`` other than ``"unrestricted"`` the answer is that of the step-indexed specification
@@ -207,27 +309,52 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         options: semantic switches (docs/semantics/etalis.md#etalis-8).
         limits: time and ground-size limits; exceeding them gives :class:`Undecided`.
         include_input: also return stream events of non-derived predicates.
+        tie_positions: also compute where each result ending in a tie group is determined (a
+            :class:`TieResult`; docs/semantics/etalis.md#etalis-9.7.3): the events of the tie groups become
+            clingo externals, the one grounding is solved for the whole stream and then once per prefix that
+            ends inside a tie group with results.
+        _pushdown: internal, for the tests only: ``False`` compiles without the window push-down
+            (:func:`compile_program`).
 
     Returns:
-        ``OracleResult(frozenset of (atom_text, start, end), stats)`` or :class:`Undecided`.
+        ``OracleResult(frozenset of (atom_text, start, end), stats)`` (a :class:`TieResult` with
+        ``tie_positions``) or :class:`Undecided`.
 
     Raises:
         UnsupportedError: the program or stream uses a construct the oracle cannot encode.
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
     if options.policy != "unrestricted":
-        return etalis_policy.oracle(program, events, options, limits, include_input=include_input)
-    comp = compile_program(program, options)
-    facts = stream_facts(events)
-    derived = program.derived_predicates()
+        return etalis_policy.oracle(program, events, options, limits, include_input=include_input,
+                                    tie_positions=tie_positions)
+    comp = compile_program(program, options, _pushdown=_pushdown)
+    groups = tie_groups(events) if tie_positions else []
+    vs = ClingoVars()
+    occs = [_occ(ev, vs) for ev in events]
+    # an event of a tie group is an external atom, true in a prefix iff its first occurrence is in it
+    first: dict[str, int] = {}
+    for lo, hi in groups:
+        for i in range(lo, hi):
+            first.setdefault(occs[i], i)
+    facts = "".join(f"{o}.\n" for o in occs if o not in first)
+    facts += "".join(f"#external {o}.\n" for o in first)
     text = _fixed_program() + "\n" + comp.text
+
+    def prefix(s: Solver, i: int | None) -> None:
+        # the externals of the prefix events[:i+1] (all: None) true, the others false; the later events that
+        # are facts cannot change a result ending at events[i].end (footnote 11, docs/semantics/etalis.md#etalis-2.4)
+        for o, j in first.items():
+            s.ctl.assign_external(clingo.parse_term(o), i is None or j <= i)
 
     def job():
         s = Solver(["2"], limits)
         s.add(text)
+        if include_input:
+            s.add("out(A,S,E) :- ev(A,S,E).")
         if facts:
             s.add(facts)
         s.ground()
+        prefix(s, None)
         models = s.solve()
         if len(models) != 1:
             blocks = [frozenset(str(x) for x in m.symbols if x.name in ("blk", "blkl")) for m in models]
@@ -236,14 +363,26 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
             for b in diff:
                 nodes.add(int(clingo.parse_term(b).arguments[0].number))
             return ("bad", len(models), sorted(nodes), s.stats)
-        res = set()
-        for x in models[0].symbols:
-            if x.name != "ev":
-                continue
-            a = decode_atom(x.arguments[0])
-            if include_input or a.key in derived:
-                res.add((str(a), x.arguments[1].number, x.arguments[2].number))
-        return OracleResult(frozenset(res), s.stats)
+        results = frozenset(_results(models[0].symbols))
+        if not tie_positions:
+            return OracleResult(results, s.stats)
+        placed: dict = {}
+        for lo, hi in groups:
+            t = int(events[lo].end)
+            todo = {r for r in results if r[2] == t}
+            for i in range(lo, hi - 1):
+                if not todo:
+                    break
+                prefix(s, i)
+                ms = s.solve()
+                if len(ms) != 1:   # undecided for this group: left to the caller
+                    todo = set()
+                    break
+                got = todo & _results(ms[0].symbols)
+                placed.update((r, i) for r in got)
+                todo -= got
+            placed.update((r, hi - 1) for r in todo)
+        return TieResult(results, s.stats, placed)
 
     out = isolated(job, limits=limits)
     if isinstance(out, tuple):

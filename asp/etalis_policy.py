@@ -32,9 +32,10 @@ debugging).
 """
 from __future__ import annotations
 
+import bisect
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -53,19 +54,25 @@ from ceplab.semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis_policy.lp")
 
-_STEP_MARK = "#program step(k)."
+_PART = re.compile(r"^#program (\w+)\(k\)\.[ \t]*$", re.M)
 _CUR = "\x00"  # placeholder for the store fluent in generated rules (asp_string never emits a raw NUL)
 
 
-@lru_cache(maxsize=1)
-def _fixed_parts() -> tuple[str, str, str]:
-    """(base part, step part for even k, step part for odd k) of the fixed program.
+@lru_cache(maxsize=16)
+def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, str, str]:
+    """(base part, step part for even k, step part for odd k) of the fixed program for ``policy``.
 
+    The step part is ``#program step(k)`` (common to all policies), ``step_<policy>(k)`` and, when
+    ``ipol_on`` (``interval_policy != "off"``), ``step_ipol(k)``; the other parts of the .lp file hold rules
+    whose guard is false under ``policy``, so leaving them out changes nothing (docs/semantics/etalis.md#etalis-9.7).
     The fluent predicates are written ``cur_X`` (read at ``k``) and ``new_X`` (written at ``k+1``); even steps
     read ``f0_X`` and write ``f1_X``, odd steps the other way round (the .lp file has no user text, so the
     renaming is safe)."""
     text = LP_FILE.read_text(encoding="utf-8")
-    base, step = text.split(_STEP_MARK, 1)
+    pieces = _PART.split(text)
+    base, parts = pieces[0], dict(zip(pieces[1::2], pieces[2::2]))
+    want = ["step", f"step_{policy}"] + (["step_ipol"] if ipol_on else [])
+    step = "\n".join(parts[w] for w in want)
     base = _rename(base, 0)
     return base, "#program even(k).\n" + _rename(step, 0), "#program odd(k).\n" + _rename(step, 1)
 
@@ -77,6 +84,24 @@ def _rename(text: str, parity: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ compilation
+class _Named:
+    """The rule's variable map, but every ``_`` becomes a fresh named variable ``W0, W1, ..``.
+
+    Only for positive body literals (a leaf's event pattern), where the two mean the same.  gringo implements
+    ``_`` by projecting the literal's predicate onto its other arguments, and in a multi-shot run that costs a pass
+    over the predicate's atoms of all earlier steps at every step (docs/semantics/etalis.md#etalis-9.7)."""
+
+    def __init__(self, vs: ClingoVars) -> None:
+        self.vs = vs
+        self.n = 0
+
+    def __call__(self, name: str) -> str:
+        if name != "_":
+            return self.vs(name)
+        self.n += 1
+        return f"W{self.n - 1}"
+
+
 _REL = {  # op -> (relation literals on l=(S1,E1), r=(S2,E2), result start, result end); hull = min/max
     "seq": (["E1<S2"], "S1", "E2"),
     "and": ([], "HULL", "HULL"),
@@ -155,7 +180,7 @@ class _Compiler:
             self.base.append(f"qwin({n.id},{n.window}).")
         if isinstance(p, A.EventAtom):
             self.base.append(f"drank({n.id},{self.drank[n.id]}).")
-            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, vs)},S,E).")
+            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, _Named(vs))},S,E).")
         elif isinstance(p, A.TimePoint):
             self.base.append(f"tpleaf({n.id},{int(p.value)}).")
         self.emit_up(n)
@@ -201,7 +226,7 @@ class _Compiler:
             vy = tuple_text([f"Y_{i}" for i in range(len(n.names))])
             i = n.names.index(self.ivar)
             cmp = ">" if self.kind == "max" else "<"
-            self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,_,{vy},_,_), insreq(k,{n.id},_,{vx},_,_), "
+            self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,K2,{vy},S2,E2), insreq(k,{n.id},K,{vx},S,E), "
                       f"Y_{i} {cmp} X_{i}.")
 
     def join(self, n: Node, p: Node) -> None:
@@ -223,7 +248,7 @@ class _Compiler:
             rels.append(f"HE-HS<={p.window}")
         se_n, se_o = (("S1", "E1"), ("S2", "E2")) if n is left else (("S2", "E2"), ("S1", "E1"))
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
-                  f"{_CUR}(k,{o.id},T,_,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
+                  f"{_CUR}(k,{o.id},T,K,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
         if not (op == "seq" and n is right):  # no later instance can complete the right of seq
             self.emit_insert_with_key(n, set(o.names))
 
@@ -242,9 +267,9 @@ class _Compiler:
         local = pattern_vars(p.pattern.negated) - set(p.names)
         never = bool(local) and self.o.not_local_vars == "free"
         V2 = self.V(a.names)
-        st2 = f"{_CUR}(k,{a.id},T,_,{V2},Sy,Ey)"
+        st2 = f"{_CUR}(k,{a.id},T,K,{V2},Sy,Ey)"
         if not never:
-            self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},_,_,{self.V(c.names)},S1,E1), "
+            self.emit(f"blk(k,T) :- {self.live(n, 'Sx', 'Ex')}, {st2}, {_CUR}(k,{c.id},T1,K1,{self.V(c.names)},S1,E1), "
                       "Ey<S1, E1<Sx.")
         win = f", Ex-Sy<={p.window}" if p.window is not None else ""
         self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},Sy,Ex)) :- {self.live(n, 'Sx', 'Ex')}, {st2}, Ey<Sx{win}, "
@@ -297,12 +322,14 @@ class Step:
 @dataclass(frozen=True)
 class PolicyRun:
     """A complete run: ``results`` as in :func:`oracle`, the number of ``steps`` (P4), the ground ``atoms``,
-    the per-step ``trace`` (only from :func:`trace`), and clingo's statistics."""
+    the per-step ``trace`` (only from :func:`trace`), clingo's statistics, and (when asked for) where the results
+    ending in a tie group are determined (``ceplab.asp.etalis.TieResult``)."""
     results: frozenset
     steps: int
     atoms: int
     trace: tuple[Step, ...]
     stats: Stats
+    tie_positions: dict = field(default_factory=dict)
 
 
 def _default_max_steps(limits: Limits) -> int:
@@ -311,13 +338,44 @@ def _default_max_steps(limits: Limits) -> int:
     return max(1, limits.max_ground_size // 3)
 
 
+def _tie_positions(atoms: clingo.SymbolicAtoms, events: Sequence[StreamEvent], first: dict) -> dict:
+    """For each result (``first``: result -> the step of its first dispatch) that ends at the end time of a tie
+    group of ``events`` (several events ending at the same time): the index of the stream event whose processing
+    dispatched it, clipped to the group.  The run on the prefix ``events[:i+1]`` is this run up to the end of
+    input ``i`` (plus time points after it, which end later), so this is the first prefix that entails the result
+    (docs/semantics/etalis.md#etalis-9.7.3)."""
+    from ceplab.asp.etalis import tie_groups
+
+    groups = {int(events[lo].end): (lo, hi) for lo, hi in tie_groups(events)}
+    if not groups:
+        return {}
+    # input rank -> index of the stream event it is, or (a time point) of the first event after it (P3)
+    tps = sorted((a.symbol.arguments[1].number, a.symbol.arguments[0].number)
+                 for a in atoms.by_signature("tpleaf", 2))
+    ends = [int(e.end) for e in events]
+    keys = [((e, 1, i), i) for i, e in enumerate(ends)]
+    keys += [((q, 0, n), sum(1 for e in ends if e < q)) for q, n in tps]
+    item = [ix for _k, ix in sorted(keys)]
+    pops = sorted((a.symbol.arguments[0].number, a.symbol.arguments[1].number) for a in atoms.by_signature("popin", 2))
+    steps = [k for k, _r in pops]
+    out = {}
+    for r, k in first.items():
+        g = groups.get(r[2])
+        if g is None:
+            continue
+        j = bisect.bisect_right(steps, k) - 1
+        ix = item[pops[j][1]] if j >= 0 else g[0]
+        out[r] = min(max(ix, g[0]), g[1] - 1)
+    return out
+
+
 def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits,
-         include_input: bool, max_steps: int | None, want_trace: bool) -> PolicyRun:
+         include_input: bool, max_steps: int | None, want_trace: bool, want_ties: bool = False) -> PolicyRun:
     comp = compile_policy(program, options)
     facts = stream_facts(events)
     derived = program.derived_predicates()
     cap = _default_max_steps(limits) if max_steps is None else max_steps
-    fbase, feven, fodd = _fixed_parts()
+    fbase, feven, fodd = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off")
     stats = Stats()
     deadline = time.monotonic() + limits.time_s
     messages: list[str] = []
@@ -362,11 +420,16 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     if bad:
         raise OracleError(f"oracle: ETALIS-P invariant violated (bug): {bad[:5]}")
     res = set()
+    first: dict = {}
     for a in atoms.by_signature("disp", 4):
-        _, ev, s, e = a.symbol.arguments
+        kd, ev, s, e = a.symbol.arguments
         a_ = decode_atom(ev)
         if include_input or a_.key in derived:
-            res.add((str(a_), s.number, e.number))
+            r = (str(a_), s.number, e.number)
+            res.add(r)
+            if want_ties and (r not in first or kd.number < first[r]):
+                first[r] = kd.number
+    ties = _tie_positions(atoms, events, first) if want_ties else {}
     steps = k + 1
     tr: tuple[Step, ...] = ()
     if want_trace:
@@ -376,11 +439,12 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
             kids.setdefault(a.symbol.arguments[0].number, []).append(a.symbol.arguments[1])
         tr = tuple(Step(j, items[j], tuple(str(x) for x in sorted(kids.get(j, []))))
                    for j in sorted(items))
-    return PolicyRun(frozenset(res), steps, stats.atoms, tr, stats)
+    return PolicyRun(frozenset(res), steps, stats.atoms, tr, stats, ties)
 
 
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, limits: Limits = Limits(), *,
-           include_input: bool = False, max_steps: int | None = None) -> OracleResult | Undecided:
+           include_input: bool = False, max_steps: int | None = None, tie_positions: bool = False
+           ) -> OracleResult | Undecided:
     """The results of ``program`` on ``events`` under the consumption policy ``options.policy`` (ETALIS-P).
 
     Args:
@@ -392,6 +456,8 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
         include_input: also return dispatched stream events of non-derived predicates.
         max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.
+        tie_positions: also return where each result ending in a tie group is determined (a
+            ``ceplab.asp.etalis.TieResult``, docs/semantics/etalis.md#etalis-9.7.3), read off the same run.
 
     Returns:
         ``OracleResult(frozenset of (atom_text, start, end), stats)`` with ``atom_text`` as in
@@ -407,8 +473,11 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
     stream_facts(events)
 
     def job() -> OracleResult:
-        r = _run(program, events, options, limits, include_input, max_steps, False)
+        r = _run(program, events, options, limits, include_input, max_steps, False, tie_positions)
         r.stats.calls = 0
+        if tie_positions:
+            from ceplab.asp.etalis import TieResult
+            return TieResult(r.results, r.stats, r.tie_positions)
         return OracleResult(r.results, r.stats)
 
     return isolated(job, limits=limits)

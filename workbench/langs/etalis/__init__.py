@@ -20,9 +20,12 @@ provides ``result_positions`` (used by :func:`ceplab.workbench.compare.compare` 
 
 * at the only event ending at ``t``;
 * among several events ending at ``t`` (ties): at the first one whose stream prefix already entails
-  it, decided by the oracle on those prefixes for streams of at most :data:`EXACT_TIES_MAX_EVENTS`
-  events (the fuzz cases); on longer streams (the real data: one oracle call per prefix would be
-  quadratic) and when a prefix call is undecided, any event of the tie group is accepted;
+  it, for streams of at most :data:`EXACT_TIES_MAX_EVENTS` events (the fuzz cases).  The case's own
+  oracle call computes these positions (``tie_positions``: one grounding solved per prefix, or read
+  off the policy run; docs/semantics/etalis.md#etalis-9.7.3), so a differential case runs the oracle
+  once; without them (another caller, or a result the oracle does not have) the oracle is run on the
+  prefixes.  On longer streams (the real data: one oracle call per prefix would be quadratic) and when
+  a prefix answer is undecided, any event of the tie group is accepted;
 * if no event ends at ``t`` (``t`` is an absolute time point): at the first event ending after
   ``t``, or at ``close()`` when there is none;
 * with ``during_result="contained"`` a result's interval is not the hull of what it was built from
@@ -79,10 +82,30 @@ def _parse_file(path: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- evaluation
+#: ``(query, stream, options, tie positions)`` of the last oracle call on a short stream (one entry): what
+#: :func:`result_positions` needs for the same case, so that a differential case runs the oracle once
+_LAST_TIES: list[tuple[Any, Any, Options, dict]] = []
+
+
 def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
     from ceplab.asp.etalis import oracle
 
-    return oracle(query, stream, options, limits)
+    ties = len(stream) <= EXACT_TIES_MAX_EVENTS
+    res = oracle(query, stream, options, limits, tie_positions=ties)
+    _LAST_TIES.clear()
+    positions = getattr(res, "tie_positions", None)
+    if ties and positions is not None:
+        _LAST_TIES.append((query, stream, options, positions))
+    return res
+
+
+def _cached_ties(query: Any, stream: Any, options: Options) -> dict | None:
+    """The tie positions the last oracle call computed, if it was on this very case (same objects)."""
+    if _LAST_TIES:
+        q, s, o, positions = _LAST_TIES[0]
+        if q is query and s is stream and o == options:
+            return positions
+    return None
 
 
 def _evaluator(query: Any, options: Options) -> Any:
@@ -114,6 +137,7 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
     """
     from ceplab.workbench.compare import run_oracle
 
+    cached = _cached_ties(query, stream, options)
     stream = list(stream)
     if dataclasses.is_dataclass(limits) and hasattr(limits, "isolate"):
         # a prefix grounds a subset of what the full call (already decided) grounded: run in-process
@@ -143,8 +167,15 @@ def result_positions(query: Any, stream: Sequence[Any], options: Options, limits
             for r in rs:
                 out[r] = frozenset(pos[lo:hi])
             continue
+        if cached is not None:   # read off the case's own oracle call (each index lies in lo..hi-1)
+            for r in rs:
+                if r in cached:
+                    out[r] = pos[cached[r]]
+            rs = [r for r in rs if r not in cached]
         todo = set(rs)
         for i in range(lo, hi - 1):
+            if not todo:
+                break
             try:
                 got, undecided, _s, _st = run_oracle(LANGUAGE, query, stream[:i + 1], options, limits)
             except Exception:

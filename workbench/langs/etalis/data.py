@@ -28,7 +28,8 @@ The rule sets live in ``workbench/langs/etalis/data/*.event``. Each file starts 
 ``% stream: NAME FIRST..LAST`` (``NAME`` = ``seattle-weather``, ``sf-temps``, ``seattle-temps`` or
 ``hourly-temps`` = both hourly datasets merged; ``FIRST``/``LAST`` inclusive ISO dates) names the slice it is
 checked on by ``ceplab verify`` (:func:`real_cases`). Slices are short (weeks to months) so that the clingo oracle
-answers in a few seconds: it grounds every ``seq``/``and`` join over all pairs inside the rule's window.
+answers in a few seconds (the oracle grounds the joins under a window in time linear in the slice,
+docs/semantics/etalis.md#etalis-9.7, but the policy specification takes one ground call per step).
 """
 from __future__ import annotations
 
