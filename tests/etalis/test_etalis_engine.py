@@ -222,8 +222,6 @@ def test_strings_and_symbols():
 
 def test_unsupported_and_order():
     with pytest.raises(UnsupportedError):
-        evaluator(parse("r <- not(c).[a, b]."), Options(not_reading="literal"))
-    with pytest.raises(UnsupportedError):
         evaluator(parse("r <- not(c).[a, b]."), Options(during_result="contained"))
     with pytest.raises(TypeError):              # the policy is a switch of Options, not an argument
         evaluator(parse("r <- a seq b."), policy="chronological")
