@@ -18,7 +18,9 @@ guarantee; docs/semantics/cel.md#cel-10.4), every strategy included, so the engi
 strongly well-formed query the oracle evaluates.
 
 A query with nested strategies (docs/semantics/cel.md#cel-G5; only under ``Options(nested_strategies="compositional")``,
-a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`.
+a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`, or,
+when that refuses it (a block under AND, an outer formula the compiler refuses), by binding runs with one
+sub-evaluator per block.
 
 Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
 ``path`` and ``stats()``; results are sorted position tuples, each emitted once at its last event.
@@ -76,9 +78,8 @@ def evaluator(query: Query, options: Options = Options()):
 
     Raises:
         UnsupportedError: a construct the engine cannot evaluate (the message names it): an
-            unknown strategy, a negative window, a nested strategy under AND (or an outer formula
-            of nested strategies that the automaton compiler refuses). Formulas without nested
-            strategies that the automaton compiler refuses run on
+            unknown strategy, a negative window. Formulas that the automaton compiler (or, for nested
+            strategies, :class:`~ceplab.engine.cel.nested.NestedEvaluator`) refuses run on
             :class:`ceplab.engine.cel.runs.RunEvaluator` instead.
         ParseError: a nested strategy under ``options.nested_strategies == "reject"`` (the
             default), or one that is not closed (docs/semantics/cel.md#cel-G5).
@@ -86,7 +87,11 @@ def evaluator(query: Query, options: Options = Options()):
     check_nested_strategies(query, options)
     if has_nested(query.formula):
         from ceplab.engine.cel.nested import NestedEvaluator
-        return NestedEvaluator(query, options, evaluator=evaluator)
+        try:
+            return NestedEvaluator(query, options, evaluator=evaluator)
+        except UnsupportedError as e:       # a block under AND, an outer formula the compiler refuses
+            from ceplab.engine.cel.runs import RunEvaluator
+            return RunEvaluator(query, options, reason=str(e), evaluator=evaluator)
     try:
         cea = compile_query(query)
     except UnsupportedError as e:

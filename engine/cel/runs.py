@@ -48,12 +48,18 @@ of the A's); with ``WITHIN w`` live runs lie in the last ``w + 1`` positions. Th
 constant update time and the ECS's constant-delay enumeration do not apply here; the automaton
 evaluators are used for every formula the compiler accepts.
 
-Not covered: nested selection strategies (:mod:`ceplab.engine.cel.nested` handles them; a ``Sel``
-node here raises ``UnsupportedError``).
+Nested selection strategies (docs/semantics/cel.md#cel-G5, ``nested_strategies="compositional"``) are
+evaluated here only when :class:`ceplab.engine.cel.nested.NestedEvaluator` refuses the query (a block inside
+an AND, whose product automaton cannot synchronise a block): each distinct block ``SEL(psi)`` gets its own
+engine evaluator (as in ``nested``), which reports each selected complex event C at ``max C``; a run inside a
+block marks positions freely, and completes the block at ``j`` exactly when its positions inside the block
+form a C that the block's evaluator selected at ``j`` (a block's variables are invisible outside it, so the
+run's valuation is untouched). Such runs enumerate subsets of positions: exponential without a window (the
+block's own ``WITHIN`` bounds them too).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.cel.analysis import vdef
@@ -69,6 +75,25 @@ _DONE = ("done",)
 _EMPTY_ENV: tuple = ((), frozenset())   # (bindings: sorted ((var, pos), ...), obligations)
 
 
+_BLOCK = "\x00RUNSEL#"     # placeholder relation of a nested block (not a CEL name)
+
+
+def _blocks_out(f: A.Formula, sels: list) -> A.Formula:
+    """``f`` with every nested ``SEL(psi)`` replaced by a placeholder atom ``_BLOCK + k`` (k indexes ``sels``,
+    one entry per distinct block), so that the alpha-renaming sees a plain formula."""
+    if isinstance(f, A.Sel):
+        if f not in sels:
+            sels.append(f)
+        return A.Atom(f"{_BLOCK}{sels.index(f)}", f"__runsel{len(sels)}")
+    if isinstance(f, A.Filter):
+        return A.Filter(_blocks_out(f.body, sels), f.pred)
+    if isinstance(f, A.Plus):
+        return A.Plus(_blocks_out(f.body, sels))
+    if isinstance(f, (A.Or, A.Seq, A.And)):
+        return type(f)(_blocks_out(f.left, sels), _blocks_out(f.right, sels))
+    return f
+
+
 class _Program:
     """The alpha-renamed formula as a node table (ids keep the run terms small and hashable)."""
 
@@ -80,6 +105,8 @@ class _Program:
 
     def _add(self, g: A.Formula) -> int:
         if isinstance(g, A.Atom):
+            if g.rel.startswith(_BLOCK):
+                return self._new("sel", (), int(g.rel[len(_BLOCK):]))
             return self._new("atom", (), (g.rel, g.var))
         if isinstance(g, A.Filter):
             b = self._add(g.body)
@@ -105,27 +132,31 @@ class RunEvaluator(Evaluator):
     """Evaluate a CEL query by binding runs (see the module docstring).
 
     Args:
-        query: a strongly well-formed query without nested strategies.
+        query: a strongly well-formed query (nested strategies closed, checked by the caller).
         options: CEL options (``max_scope`` for MAX; ``nxt_output`` concerns automata only).
         reason: why the automaton compiler refused the query (shown in ``path``), or None.
+        evaluator: ``evaluator(query, options)``, the engine's dispatcher (:func:`ceplab.engine.cel.evaluator`)
+            for the nested blocks; required when the query has nested strategies.
 
     Results are sorted position tuples (0-based stream positions), each emitted once, at its last
     event (at ``close()`` for MAX with ``max_scope="global"``).
 
     Raises:
-        UnsupportedError: a nested selection strategy; a negative or non-integer window; an
-            unknown strategy.
+        UnsupportedError: a nested selection strategy without ``evaluator``; a negative or non-integer
+            window; an unknown strategy.
         ValueError: an event whose position is not larger than the previous one (:meth:`update`).
     """
 
     def __init__(self, query: A.Query, options: Options = Options(),
-                 reason: Optional[str] = None) -> None:
+                 reason: Optional[str] = None, evaluator: Optional[Callable] = None) -> None:
+        from dataclasses import replace
+
         from ceplab.semantics.cel.rewrite import alpha_rename
         from ceplab.semantics.cel.ast import STRATEGIES
 
-        if A.has_nested(query.formula):
-            raise UnsupportedError(f"{query}: a nested selection strategy is not supported by the "
-                                   "binding-run evaluator (docs/semantics/cel.md#cel-G5)")
+        if A.has_nested(query.formula) and evaluator is None:
+            raise UnsupportedError(f"{query}: a nested selection strategy needs the engine's dispatcher "
+                                   "(evaluator=...) for its blocks (docs/semantics/cel.md#cel-G5)")
         if query.within is not None and (not isinstance(query.within, int) or query.within < 0):
             raise UnsupportedError(f"WITHIN {query.within}: the window must be a non-negative integer")
         if query.strategy not in STRATEGIES:
@@ -134,7 +165,11 @@ class RunEvaluator(Evaluator):
         self.options = options
         self.strategy = query.strategy
         self.within = query.within
-        self.prog = _Program(alpha_rename(query.formula))
+        self.sels: list[A.Sel] = []
+        self.prog = _Program(alpha_rename(_blocks_out(query.formula, self.sels)))
+        sub_opts = replace(options, max_scope="same_end")
+        self.subs = [evaluator(s.query(), sub_opts) for s in self.sels] if self.sels else []
+        self._selected: list[set] = [set() for _ in self.sels]
         self.events: dict[int, Any] = {}
         self.runs: set = {(t, env, ()) for t, env in self._start(self.prog.root, _EMPTY_ENV)}
         self._outs: list = []
@@ -147,8 +182,10 @@ class RunEvaluator(Evaluator):
                      "filters over later-bound variables, e.g. an iteration's against a later "
                      "event, evaluated when those arrive; docs/semantics/cel.md#cel-10.4), "
                      "strategy applied per end position"
+                     + (f", {len(self.subs)} nested block evaluator(s) "
+                        f"[{'; '.join(getattr(s, 'path', '?') for s in self.subs)}]" if self.subs else "")
                      + (f", WITHIN {self.within}" if self.within is not None else "")
-                     + (f"; the automaton compiler refused: {reason}" if reason else ""))
+                     + (f"; the automaton evaluators refused it: {reason}" if reason else ""))
 
     # ------------------------------------------------------------ valuation
     def _bind(self, env: tuple, x: str, j: int) -> Optional[tuple]:
@@ -195,6 +232,8 @@ class RunEvaluator(Evaluator):
         kids = self.prog.kids[nid]
         if k == "atom":
             return [(("A", nid), env)]
+        if k == "sel":
+            return [(("B", nid, ()), env)]
         if k == "filter":
             return [(("F", t, nid), e) for t, e in self._start(kids[0], env)]
         if k == "or":
@@ -220,6 +259,16 @@ class RunEvaluator(Evaluator):
                 return []
             e2 = self._bind(env, x, j)
             return [] if e2 is None else [(_DONE, e2)]
+        if tag == "B":                    # inside a nested block: mark freely, complete on a selected CE
+            part = term[2] + (j,)
+            k = self.prog.data[term[1]]
+            w = self.sels[k].within
+            if w is not None and j - part[0] > w:
+                return []
+            res = [(("B", term[1], part), env)]
+            if part in self._selected[k]:
+                res.append((_DONE, env))
+            return res
         res = []
         if tag == "F":
             for t2, e2 in self._mark(term[1], env, j, ev):
@@ -265,6 +314,8 @@ class RunEvaluator(Evaluator):
         self._last = j
         self.n_events += 1
         self.events[j] = e
+        for k, sub in enumerate(self.subs):
+            self._selected[k] = set(sub.push(e))
         lo = j - self.within if self.within is not None else None
         new: set = set()
         done: set = set()
