@@ -72,8 +72,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "(docs/semantics/etalis.md#etalis-3.11, #etalis-9.5 item 4)",
        "d(1) <- (a(X) seq b(X)).2.", (("a(1)", 0, 0), ("a(1)", 1, 1), ("a(1)", 2, 2), ("b(1)", 4, 4))),
     _m("not-gap-inclusive", "ties", _EV,
-       "                if blockers and any(e2 < b[1] and b[2] < s3 for b in blockers):\n",
-       "                if blockers and any(e2 <= b[1] and b[2] < s3 for b in blockers):\n",
+       "                blocked = bool(blockers) and any(e2 < b[1] and b[2] < s3 for b in blockers)\n",
+       "                blocked = bool(blockers) and any(e2 <= b[1] and b[2] < s3 for b in blockers)\n",
        "not(p1).[p2,p3] is blocked by a p1 starting at the end of p2; the negated instance must lie strictly "
        "inside the gap, start > e2 (docs/semantics/etalis.md#etalis-2.5, #etalis-A7)",
        "d(X) <- not(c(X)).[a(X), b(X)].", (("a(1)", 0, 0), ("c(1)", 0, 0), ("b(1)", 2, 2))),
