@@ -25,7 +25,7 @@ def evaluator(program: A.Program, options: Options = Options()):
 
     Raises:
         UnsupportedError: a switch value the engine does not implement (``during_result="contained"``
-            together with ``not`` under ``unrestricted``), floats or ``/``, or a
+            in a program with both ``during`` and ``not``, under ``unrestricted``), floats or ``/``, or a
             construct the front end rejects (arithmetic in event patterns, A6 negation clashes).
     """
     if options.policy != "unrestricted":

@@ -35,7 +35,8 @@ rejection of arithmetic in event patterns and of A6 negation clashes) is
 ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
 Options: ``not_local_vars``, ``proper_intervals_only``, ``window`` are implemented; ``during_result="contained"``
-only for programs without ``not`` (it breaks the hull/time stratification; GC is then disabled).
+only for programs without ``not`` or without ``during`` (with both it breaks the hull/time stratification; with
+``during`` GC is then disabled; without ``during`` the switch changes nothing).
 
 ``not_reading="literal"`` (Figure 2 verbatim, docs/semantics/etalis.md#etalis-A7): ``<s,e>`` holds iff some gap
 ``p2<s,e2>, p3<s3,e>`` (``e2 < s3``) exists and *no* gap with the same hull and values is blocked.  This is not
@@ -351,12 +352,16 @@ class Evaluator:
         roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
         self.o = options
-        has_not = any(isinstance(n, A.Not) for r in program.event_rules
-                      for n in A.pattern_nodes(program.effective_body(r)))
-        if options.during_result == "contained" and has_not:
-            raise UnsupportedError("engine: during_result='contained' with not(..) breaks the time stratification the "
-                                   "incremental engine relies on")
-        self.contained = options.during_result == "contained"
+        nodes = [n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))]
+        has_not = any(isinstance(n, A.Not) for n in nodes)
+        has_during = any(isinstance(n, A.Binary) and n.op == "during" for n in nodes)
+        # without a DURING node the switch changes nothing: the program runs as under "container"
+        contained = options.during_result == "contained" and has_during
+        if contained and has_not:
+            raise UnsupportedError("engine: during_result='contained' with during and not(..) in one program breaks "
+                                   "the time stratification the incremental engine relies on (a DURING result "
+                                   "ends before the clock, so a blocker can arrive after the gap it blocks)")
+        self.contained = contained
         self.derived = program.derived_predicates()
         self.static = static_model(program)
         self.nodes: list[_Node] = []

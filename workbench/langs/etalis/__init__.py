@@ -185,6 +185,14 @@ def _has_not(query: Any) -> bool:
                for n in A.pattern_nodes(query.effective_body(r)))
 
 
+def _has_during(query: Any) -> bool:
+    """Does an event rule of the program use ``during``?"""
+    from ceplab.semantics.etalis import ast as A
+
+    return any(isinstance(n, A.Binary) and n.op == "during" for r in query.event_rules
+               for n in A.pattern_nodes(query.effective_body(r)))
+
+
 # ----------------------------------------------------------------------------- streams
 def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     """A stream from a list of event JSON objects (``StreamEvent.to_json`` form)."""
@@ -247,9 +255,9 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     the oracle's compiler refuses (``UnsupportedError``, e.g. ``/`` or floats) is redrawn from the same
     ``rng`` (at most 30 times); the engine is not consulted, so a program it refuses while the oracle
     answers it is counted by the campaign as an engine refusal. One switch combination the engine does
-    not implement, ``during_result="contained"`` with ``not`` (it breaks the time stratification the engine
-    relies on; the oracle may report no unique model there), falls back to ``during_result="container"``,
-    so the case stays a function of the seed.
+    not implement, ``during_result="contained"`` in a program with both ``during`` and ``not`` (it breaks the
+    time stratification the engine relies on; the oracle may report no unique model there), falls back to
+    ``during_result="container"``, so the case stays a function of the seed.
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.langs.etalis.generators import random_etalis_case
@@ -265,7 +273,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
             continue
         break
     options = random_options(rng)
-    if prog is not None and options.during_result == "contained" and _has_not(prog):
+    if prog is not None and options.during_result == "contained" and _has_not(prog) and _has_during(prog):
         options = dataclasses.replace(options, during_result="container")
     return text, stream, options
 
