@@ -153,3 +153,19 @@ def test_nested_cases_on_binding_runs_equal_oracle():
         text, s = random_nested_cel_case(random.Random(i), 6)
         rep = compare(lang, parse(text, options=COMP), s, COMP, limits=LIMITS)
         assert rep.undecided is None and rep.agree, (text, rep.summary(), rep.problems)
+
+
+def test_fuzz_draws_blocks_under_and():
+    """``ceplab fuzz cel`` draws nested blocks under AND (binding runs with block evaluators); the first few
+    agree with the oracle."""
+    from ceplab.workbench.langs.cel import _random_case
+    found = []
+    for i in range(800):
+        text, s, o = _random_case(random.Random(i), 6)
+        if o.nested_strategies == "compositional":
+            q = parse(text, options=o)
+            if isinstance(evaluator(q, o), RunEvaluator):
+                found.append((text, s, o))
+    assert len(found) >= 5, len(found)
+    for text, s, o in found[:5]:
+        agree(text, s, o)

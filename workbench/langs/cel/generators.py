@@ -263,8 +263,9 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
 
     psi (unary filters, <= 3 atoms) and the outer formula (<= 2 atoms, no AND) are drawn by
     :func:`gen_cel_formula` over ``types``; the block replaces an outer atom or is combined with the
-    outer formula by ``;`` (either side), OR, ``+`` of the block then ``;``, or ``+`` of ``outer ;
-    block``.  The block gets a window with probability 0.25, the query a random top-level strategy
+    outer formula by ``;`` (either side), OR, ``+`` of the block then ``;``, ``+`` of ``outer ;
+    block``, or AND (either side; the engine evaluates a block under AND by binding runs,
+    docs/semantics/cel.md#cel-10.4).  The block gets a window with probability 0.25, the query a random top-level strategy
     and a window with probability 0.25.  ``strategy`` None draws the block's strategy from STRICT,
     NXT, LAST and MAX.  The result may violate closedness or strong well-formedness (callers
     check, as :func:`random_nested_cel_case` does)."""
@@ -275,7 +276,7 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
     sel = Sel(strategy, psi, ch.integer(0, 3) if ch.boolean(0.25) else None)
     outer = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=2, unary_only=True,
                             allow_and=False, p_filter=0.15)
-    mode = ch.integer(0, 5)
+    mode = ch.integer(0, 6)
     if mode == 0:
         f: Formula = _replace_atom(outer, ch.integer(0, _count_atoms(outer) - 1), sel, [0])
     elif mode == 1:
@@ -286,8 +287,10 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
         f = Or(sel, outer)
     elif mode == 4:
         f = Seq(Plus(sel), outer)
-    else:
+    elif mode == 5:
         f = Plus(Seq(outer, sel))
+    else:
+        f = And(sel, outer) if ch.boolean(0.5) else And(outer, sel)
     top = ch.choice(list(STRATEGIES))
     within = ch.integer(0, 4) if ch.boolean(0.25) else None
     return Query(f, top, within)
