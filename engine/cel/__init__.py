@@ -10,8 +10,17 @@ Theorem 1/2 rewrites) and returns the evaluator for its selection strategy:
     NXT, LAST, MAX   ceplab.engine.cel.strategies (Algorithms 5, 6, 7); these never generate code,
                      so ``engine_path`` does not change them (their ``path`` says so)
 
+A formula the automaton compiler refuses (``UnsupportedError`` from
+:func:`ceplab.engine.cel.compile.compile_formula`: e.g. a filter inside an iteration that reads a variable
+bound after it, a filter over both sides of an AND whose binding order is open) is evaluated by
+:class:`ceplab.engine.cel.runs.RunEvaluator` (binding runs, outside Theorem 3's constant-time
+guarantee; docs/semantics/cel.md#cel-10.4), every strategy included, so the engine evaluates every
+strongly well-formed query the oracle evaluates.
+
 A query with nested strategies (docs/semantics/cel.md#cel-G5; only under ``Options(nested_strategies="compositional")``,
-a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`.
+a ``ParseError`` otherwise) is evaluated compositionally by :class:`ceplab.engine.cel.nested.NestedEvaluator`, or,
+when that refuses it (a block under AND, an outer formula the compiler refuses), by binding runs with one
+sub-evaluator per block.
 
 Every evaluator has ``update(event)``, ``outputs()``, ``push(event) -> list``, ``close() -> list``,
 ``path`` and ``stats()``; results are sorted position tuples, each emitted once at its last event.
@@ -68,15 +77,24 @@ def evaluator(query: Query, options: Options = Options()):
     """An incremental evaluator for ``query`` (DESIGN.md section 3).
 
     Raises:
-        UnsupportedError: a construct the engine cannot evaluate (the message names it): binary
-            filters outside the register extension, AND sides sharing variables, rewrites that
-            exceed the size guard, an unknown strategy, a nested strategy under AND.
+        UnsupportedError: a construct the engine cannot evaluate (the message names it): an
+            unknown strategy, a negative window. Formulas that the automaton compiler (or, for nested
+            strategies, :class:`~ceplab.engine.cel.nested.NestedEvaluator`) refuses run on
+            :class:`ceplab.engine.cel.runs.RunEvaluator` instead.
         ParseError: a nested strategy under ``options.nested_strategies == "reject"`` (the
             default), or one that is not closed (docs/semantics/cel.md#cel-G5).
     """
     check_nested_strategies(query, options)
     if has_nested(query.formula):
         from ceplab.engine.cel.nested import NestedEvaluator
-        return NestedEvaluator(query, options, evaluator=evaluator)
-    cea = compile_query(query)
+        try:
+            return NestedEvaluator(query, options, evaluator=evaluator)
+        except UnsupportedError as e:       # a block under AND, an outer formula the compiler refuses
+            from ceplab.engine.cel.runs import RunEvaluator
+            return RunEvaluator(query, options, reason=str(e), evaluator=evaluator)
+    try:
+        cea = compile_query(query)
+    except UnsupportedError as e:
+        from ceplab.engine.cel.runs import RunEvaluator
+        return RunEvaluator(query, options, reason=str(e))
     return evaluator_for_cea(cea, query.strategy, options, query.within)

@@ -20,7 +20,10 @@ lowest ancestor psi' that binds all of P's variables (bound in psi' or bound bef
 ``psi' == (psi'_T FILTER P) OR (psi'_F FILTER NOT P)``, where psi'_T has the filter node replaced by
 its body and psi'_F has it replaced by ``FalseF`` (then simplified). This is valid as long as no
 ``+`` between psi' and the filter rebinds one of P's variables (the iteration would give them
-other values); such filters, and filters with no such ancestor, raise :class:`UnsupportedError`.
+other values); such filters, and filters with no such ancestor, raise :class:`UnsupportedError`,
+and :func:`ceplab.engine.cel.evaluator` evaluates the query by binding runs instead
+(:mod:`ceplab.engine.cel.runs`, outside Theorem 3's constant-time guarantee;
+docs/semantics/cel.md#cel-10.4).
 Each pop-up may double psi'; the result is capped at :data:`ceplab.semantics.cel.rewrite.MAX_NODES`.
 
 Filters over both sides of an ``AND`` (EXTENSION): the order in which the sides' atoms mark is not
@@ -147,8 +150,8 @@ def _lift(root: A.Formula, max_nodes: int | None = None) -> A.Formula:
                 raise UnsupportedError(
                     f"filter {flt.pred} needs a variable bound after it (or on the other side of "
                     f"an AND) outside the iteration that rebinds {rebound}; the engine's register "
-                    "extension cannot compare an iteration's values with later events (use the "
-                    "oracle)")
+                    "extension cannot compare an iteration's values with later events (the engine runs it "
+                    "on binding runs)")
             if all(v in bound(anc) or _bound_before(g, path[:k], v) for v in vs):
                 target = path[:k]
                 break
@@ -156,7 +159,7 @@ def _lift(root: A.Formula, max_nodes: int | None = None) -> A.Formula:
             raise UnsupportedError(
                 f"filter {flt.pred}: no enclosing sub-formula binds all of "
                 f"{', '.join(sorted(vs))} in every run (or before it by ';'), so the engine's "
-                "register extension cannot check it (use the oracle)")
+                "register extension cannot check it (the engine runs it on binding runs)")
         anc = _node(g, target)
         rel = path[len(target):]
         pos = simplify(A.Filter(_replace(anc, rel, flt.body), flt.pred))
@@ -166,8 +169,8 @@ def _lift(root: A.Formula, max_nodes: int | None = None) -> A.Formula:
         if n > limit:
             raise UnsupportedError(
                 f"lifting binary filters (pop-up) would give {n} formula nodes, more than the "
-                f"limit of {limit} (each pop-up doubles a sub-formula; simplify the query or use "
-                "the oracle)")
+                f"limit of {limit} (each pop-up doubles a sub-formula; the engine runs it on "
+                "binding runs)")
 
 
 # ================================================================ placement
@@ -212,7 +215,7 @@ def _place(root: A.Formula) -> _Placement:
                 raise UnsupportedError(
                     f"filter {f.pred} needs variable {v} before it is bound; the engine's register "
                     "extension checks binary filters only when the earlier variables are bound "
-                    "earlier by ';' (use the oracle)")
+                    "earlier by ';' (the engine runs it on binding runs)")
         if not internal:
             for p, _a, _under in _atom_paths(f.body, path + (0,)):
                 guards.setdefault(p, []).append(f.pred)
@@ -226,7 +229,7 @@ def _place(root: A.Formula) -> _Placement:
             raise UnsupportedError(
                 f"filter {f.pred}: variable(s) {', '.join(sorted(vs - bound(n)))} are not bound "
                 "in every run of the filtered formula, so the engine's register extension cannot "
-                "check it (use the oracle)")
+                "check it (the engine runs it on binding runs)")
         if isinstance(n, A.Filter):
             descend(f, p + (0,), vs)
         elif isinstance(n, A.Atom):
@@ -246,7 +249,7 @@ def _place(root: A.Formula) -> _Placement:
                 else:
                     raise UnsupportedError(
                         f"filter {f.pred}: variable(s) {', '.join(sorted(lv - bound(n.left)))} "
-                        "are not bound in every run of the left side of ';' (use the oracle)")
+                        "are not bound in every run of the left side of ';' (the engine runs it on binding runs)")
             elif rv:
                 descend(f, p + (1,), rv)
             else:
@@ -343,7 +346,7 @@ class _Builder:
         if vdef_plus(f.left) & vdef_plus(f.right):
             raise UnsupportedError(
                 f"AND whose sides both define {', '.join(sorted(vdef_plus(f.left) & vdef_plus(f.right)))}:"
-                " the product automaton cannot force one position per variable (use the oracle)")
+                " the product automaton cannot force one position per variable (the engine runs it on binding runs)")
         sides = []
         for k, c in enumerate((f.left, f.right)):
             sub = _Builder(self.pl)
@@ -445,7 +448,7 @@ class _Builder:
             raise UnsupportedError(
                 f"filter {pred} over both sides of an AND: the order in which the sides bind "
                 f"{', '.join(sorted(inside))} is not fixed, so the engine's register extension "
-                "cannot check it (use the oracle)")
+                "cannot check it (the engine runs it on binding runs)")
 
 
 def _conj(a: Label, b: Label, binds: frozenset[str] = _NOBIND) -> Label | None:
@@ -604,7 +607,7 @@ def _assign_registers(n, trans, init, finals, needed: dict[str, set[str]]):
                 lost = sorted(v for v, r in targets.items() if r == _LOST)
                 raise UnsupportedError(
                     f"the register of {', '.join(lost)} would be read after another variable "
-                    "overwrote it (use the oracle)")
+                    "overwrote it (the engine runs it on binding runs)")
             if any(r != v for v, r in targets.items()):
                 pred, cur = lab.pred, lab.var
                 if cur is not None and cur in targets.values():
@@ -631,7 +634,7 @@ def _assign_registers(n, trans, init, finals, needed: dict[str, set[str]]):
                 if len(order) > MAX_SPLIT_STATES:
                     raise UnsupportedError(
                         f"tracking shared registers would need more than {MAX_SPLIT_STATES} "
-                        "automaton states (use the oracle)")
+                        "automaton states (the engine runs it on binding runs)")
             out.append(Transition(ids[(q, loc)], lab, m, ids[tgt], r))
     fin = frozenset(i for (q, _loc), i in ids.items() if q in finals)
     return (len(order), out, 0, fin,

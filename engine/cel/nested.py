@@ -35,8 +35,9 @@ the stream (``(A AS x)+ ; NXT(B AS y)`` keeps every subset of the A's) and the h
 block-source states; bounded by the blocks' own ``WITHIN`` when every block has one) linearly. This
 is the price of materialisation; the paper's constant-delay structures (ECS) are not used here.
 
-Not supported (``UnsupportedError``; the oracle evaluates them): a nested strategy inside either side
-of ``AND`` (the product automaton of AND cannot synchronise a block with the other side's run).
+Not supported here (``UnsupportedError``): a nested strategy inside either side of ``AND`` (the product
+automaton of AND cannot synchronise a block with the other side's run); :func:`ceplab.engine.cel.evaluator`
+then evaluates the query by binding runs (:mod:`ceplab.engine.cel.runs`).
 """
 from __future__ import annotations
 

@@ -1208,18 +1208,15 @@ def rdfs_closure(triples: Iterable[tuple]) -> set:
     rdfs:subPropertyOf p`` (rdfs6) is kept only if the documented rules derive it: stated, on a cycle, or by
     rdfs7 from ``p X p`` with ``X rdfs:subPropertyOf rdfs:subPropertyOf``.  This is exact provided no input
     triple has ``rdf:type`` or ``rdfs:subPropertyOf`` (whose owlrl-only conclusions would then feed a schema
-    about them) or a literal as its subject: such inputs raise :class:`UnsupportedError` (the oracle accepts
-    them).  The test suite cross-checks it against a hand-written fixpoint of the six rules."""
+    about them) or a literal as its subject; for such inputs the closure is computed by the engine's own
+    fixpoint of the six rules instead (:func:`_rdfs_fixpoint`).  The test suite cross-checks both against a
+    hand-written fixpoint of the six rules."""
     import owlrl
     from rdflib import Graph
 
     src = set(triples)
-    for s, p, o in src:
-        if isinstance(s, Literal) or s in (RDF.type, RDFS.subPropertyOf):
-            raise UnsupportedError(
-                f"engine: background: the triple {_n3(s)} {_n3(p)} {_n3(o)} has a literal, rdf:type or "
-                "rdfs:subPropertyOf as its subject; statements about the RDFS vocabulary itself are not "
-                "supported by the engine's RDFS closure")
+    if any(isinstance(s, Literal) or s in (RDF.type, RDFS.subPropertyOf) for s, _p, _o in src):
+        return _rdfs_fixpoint(src)
     fwd: dict = {}
     back: dict = {}
 
@@ -1255,6 +1252,77 @@ def rdfs_closure(triples: Iterable[tuple]) -> set:
                     or any((x, m, x) in out for m in meta):
                 continue
             out.discard((x, spo, x))                                   # rdfs6 only
+    return out
+
+
+def _rdfs_fixpoint(triples: set) -> set:
+    """The closure of :func:`rdfs_closure` (rdfs2, rdfs3 on resource objects, rdfs5, rdfs7, rdfs9, rdfs11; no
+    axiomatic triples, docs/semantics/epsparql.md#epsparql-A14 i) by a semi-naive fixpoint: each round joins the
+    triples new in the last round with all triples.  Used for backgrounds that state something about
+    ``rdf:type``, ``rdfs:subPropertyOf`` or a literal, where owlrl's extra rules would leak into the result.
+
+    Args:
+        triples: ``(s, p, o)`` rdflib terms.
+
+    Returns:
+        the closure as a set of triples.
+    """
+    spo, sco, dom, rng = RDFS.subPropertyOf, RDFS.subClassOf, RDFS.domain, RDFS.range
+    out = set(triples)
+    by_p: dict = defaultdict(set)        # p -> {(s, o)}
+    for s, p, o in out:
+        by_p[p].add((s, o))
+    delta = set(out)
+    while delta:
+        new = set()
+
+        def add(tr):
+            if tr not in out:
+                new.add(tr)
+
+        for s, p, o in delta:
+            for (x, q) in list(by_p[spo]):
+                if x == p:
+                    add((s, q, o))                               # rdfs7 (new instance triple)
+            for (x, c) in list(by_p[dom]):
+                if x == p:
+                    add((s, RDF.type, c))                        # rdfs2
+            if not isinstance(o, Literal):
+                for (x, c) in list(by_p[rng]):
+                    if x == p:
+                        add((o, RDF.type, c))                    # rdfs3
+            if p == RDF.type:
+                for (x, d) in list(by_p[sco]):
+                    if x == o:
+                        add((s, RDF.type, d))                    # rdfs9
+            if p == sco:
+                for (x, e) in list(by_p[sco]):
+                    if x == o:
+                        add((s, sco, e))                         # rdfs11 (new left)
+                    if e == s:
+                        add((x, sco, o))                         # rdfs11 (new right)
+                for (x, y) in list(by_p[RDF.type]):
+                    if y == s:
+                        add((x, RDF.type, o))                    # rdfs9 (new schema triple)
+            if p == spo:
+                for (x, r) in list(by_p[spo]):
+                    if x == o:
+                        add((s, spo, r))                         # rdfs5 (new left)
+                    if r == s:
+                        add((x, spo, o))                         # rdfs5 (new right)
+                for (a, b) in list(by_p[s]):
+                    add((a, o, b))                               # rdfs7 (new schema triple)
+            if p == dom:
+                for (a, _b) in list(by_p[s]):
+                    add((a, RDF.type, o))                        # rdfs2 (new schema triple)
+            if p == rng:
+                for (_a, b) in list(by_p[s]):
+                    if not isinstance(b, Literal):
+                        add((b, RDF.type, o))                    # rdfs3 (new schema triple)
+        for s, p, o in new:
+            by_p[p].add((s, o))
+        out |= new
+        delta = new
     return out
 
 

@@ -24,8 +24,8 @@ def evaluator(program: A.Program, options: Options = Options()):
     any other policy: :class:`ceplab.engine.etalis.policy.PolicyEvaluator` (ETALIS-P, :mod:`ceplab.semantics.etalis.policies`).
 
     Raises:
-        UnsupportedError: a switch value the engine does not implement (``not_reading="literal"``;
-            ``during_result="contained"`` together with ``not`` under ``unrestricted``), floats or ``/``, or a
+        UnsupportedError: a switch value the engine does not implement (``during_result="contained"``
+            in a program with both ``during`` and ``not``, under ``unrestricted``), floats or ``/``, or a
             construct the front end rejects (arithmetic in event patterns, A6 negation clashes).
     """
     if options.policy != "unrestricted":

@@ -35,9 +35,23 @@ rejection of arithmetic in event patterns and of A6 negation clashes) is
 ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
 Options: ``not_local_vars``, ``proper_intervals_only``, ``window`` are implemented; ``during_result="contained"``
-only for programs without ``not`` (it breaks the hull/time stratification; GC is then disabled);
-``not_reading="literal"`` raises :class:`UnsupportedError` (its result at ``t`` is not monotone in the events
-arriving at ``t``).
+only for programs without ``not`` or without ``during`` (with both it breaks the hull/time stratification; with
+``during`` GC is then disabled; without ``during`` the switch changes nothing).
+
+``not_reading="literal"`` (Figure 2 verbatim, docs/semantics/etalis.md#etalis-A7): ``<s,e>`` holds iff some gap
+``p2<s,e2>, p3<s3,e>`` (``e2 < s3``) exists and *no* gap with the same hull and values is blocked.  This is not
+monotone in the events arriving at ``e``: a later event at the same time can bring a p3 instance ``<s3',e>`` whose
+gap with the same hull is blocked, which removes the result.  The engine therefore **defers** such results until
+the time step is complete instead of emitting and retracting them: a literal NOT node keeps, per hull and values,
+"some gap seen" and "some gap blocked" while the clock is at ``e`` (blockers end before ``s3 <= e``, so they are
+final), and when the clock moves past ``e`` (an event with a later end, a later time point, or ``close()``) it
+releases the unblocked hulls as instances, which then propagate as usual and are emitted by that push.  Releasing
+in order of decreasing start is exact: an instance derived from a released hull ``<s,e>`` starts at or before
+``s``, so as a p3 it can only form gaps whose hull starts strictly before ``s`` (local stratification by interval
+length, docs/semantics/etalis.md#etalis-2.4), i.e. it never changes a hull already released.  Deferring (not
+retracting) is what the Evaluator contract asks: every result is emitted once, and a literal result at ``e`` is
+determined only when no further event at ``e`` can arrive.  Results that do not depend on a literal NOT instance at
+their end time are still emitted by the push that derives them.
 """
 from __future__ import annotations
 
@@ -299,7 +313,7 @@ def link(parent: Any, kids: list[tuple[Any, str]]) -> None:
 class _Node:
     """One binarized sub-pattern (goal store of its parent's join)."""
     __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
-                 "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey")
+                 "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey", "literal", "pending")
 
     def __init__(self, bn: Node, q: Optional[int]) -> None:
         self.id = bn.id
@@ -321,27 +335,33 @@ class _Node:
         self.nkey: tuple[int, ...] = ()  # NOT node: gap tuple positions -> negated store key
         self.count = 0
         self.swept = None
+        self.literal = False            # NOT node read literally (not_reading="literal")
+        self.pending: dict[tuple, bool] = {}   # literal NOT: (vals, s, e) at the clock -> some gap blocked
 
 
 class Evaluator:
     """Incremental unrestricted ETALIS evaluator (see the module docstring)."""
 
     path = "etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp monotone fixpoint"
+    path_literal = ("etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp fixpoint; "
+                    "literal NOT (Figure 2 on hulls) held until its time step is complete, then released by "
+                    "decreasing start")
 
     def __init__(self, program: A.Program, options: Options = Options()) -> None:
         check_integer_program(program)     # floats, '/' (the engine's own integer-data check)
         roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
         self.o = options
-        has_not = any(isinstance(n, A.Not) for r in program.event_rules
-                      for n in A.pattern_nodes(program.effective_body(r)))
-        if options.not_reading != "per_witness":
-            raise UnsupportedError("not_reading='literal' is not implemented by the incremental engine (a "
-                                   "literal NOT result at t can be retracted by a later event at t)")
-        if options.during_result == "contained" and has_not:
-            raise UnsupportedError("engine: during_result='contained' with not(..) breaks the time stratification the "
-                                   "incremental engine relies on")
-        self.contained = options.during_result == "contained"
+        nodes = [n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))]
+        has_not = any(isinstance(n, A.Not) for n in nodes)
+        has_during = any(isinstance(n, A.Binary) and n.op == "during" for n in nodes)
+        # without a DURING node the switch changes nothing: the program runs as under "container"
+        contained = options.during_result == "contained" and has_during
+        if contained and has_not:
+            raise UnsupportedError("engine: during_result='contained' with during and not(..) in one program breaks "
+                                   "the time stratification the incremental engine relies on (a DURING result "
+                                   "ends before the clock, so a blocker can arrive after the gap it blocks)")
+        self.contained = contained
         self.derived = program.derived_predicates()
         self.static = static_model(program)
         self.nodes: list[_Node] = []
@@ -351,6 +371,9 @@ class Evaluator:
         for r, bn in zip(program.event_rules, roots):
             self.roots.append((self._build(bn), r))
         self.points.sort(key=lambda x: x[0])
+        self.literal_nodes = [n for n in self.nodes if n.literal]
+        if self.literal_nodes:
+            self.path = self.path_literal
         self._pi = 0                     # next time point to inject
         self.clock: Optional[int] = None
         self.ev_seen: set = set()
@@ -406,6 +429,7 @@ class Evaluator:
             n.nkey = tuple(n.names.index(x) for x in nshared)   # gap tuple -> negated store key
             local = pattern_vars(p.negated) - set(n.names)
             n.never_blocks = bool(local) and self.o.not_local_vars == "free"
+            n.literal = self.o.not_reading == "literal"
         else:
             raise TypeError(p)
         return n
@@ -437,6 +461,7 @@ class Evaluator:
             while self._pi < len(self.points):
                 self._advance(self.points[self._pi][0])
                 self._run()
+            self._release()               # the last time step is complete
             self.closed = True
         return list(self.out)
 
@@ -471,6 +496,7 @@ class Evaluator:
     def _set_clock(self, t: int) -> None:
         if self.clock is not None and t <= self.clock:
             return
+        self._release()                 # the time step of the old clock is complete
         self.clock = t
         if not self.contained:          # every instance derived at t ends at t: older dedup keys are dead
             self.ev_seen.clear()
@@ -495,6 +521,25 @@ class Evaluator:
                             dead.append(k)
                 for k in dead:
                     del n.store[k]
+
+    def _release(self) -> None:
+        """Complete the time step of the clock for the literal NOT nodes: release every unblocked pending hull
+        as an instance, in order of decreasing start, each start with its consequences (see the module
+        docstring)."""
+        lits = self.literal_nodes
+        while True:
+            best = None
+            for n in lits:
+                for k in n.pending:
+                    if best is None or k[1] > best:
+                        best = k[1]
+            if best is None:
+                return
+            for n in lits:
+                for k in [k for k in n.pending if k[1] == best]:
+                    if not n.pending.pop(k):
+                        self._add(n, k[0], k[1], k[2])
+            self._run()
 
     # ---------------------------------------------------------------- derivation
     def _derive(self, name: str, args: tuple, s: int, e: int) -> None:
@@ -612,7 +657,8 @@ class Evaluator:
 
     def _not(self, p: _Node, n: _Node, f: tuple) -> None:
         """not(p1).[p2,p3], per-witness (A7, Algorithm 3.4 with A8): a gap p2<s,e2>, p3<s3,e> with e2 < s3 and
-        no stored p1 with e2 < start and end < s3 (joined on shared variables, locals existential, A6)."""
+        no stored p1 with e2 < start and end < s3 (joined on shared variables, locals existential, A6).
+        Literal reading (A7): the gap's hull is recorded as pending, blocked or not, until the step ends."""
         if n.side == "n":
             return                       # blockers are consulted by later gaps (they end before s3 <= now)
         sc, ec, nc = p.children
@@ -628,10 +674,16 @@ class Evaluator:
                 continue
             sv, ev = sf[0], ef[0]
             vals = tuple(sv[i] if side == 0 else ev[i] for side, i in p.build)
+            blocked = False
             if not p.never_blocks:
                 blockers = nc.store.get(tuple(vals[i] for i in p.nkey))
-                if blockers and any(e2 < b[1] and b[2] < s3 for b in blockers):
-                    continue
+                blocked = bool(blockers) and any(e2 < b[1] and b[2] < s3 for b in blockers)
+            if p.literal:                # Figure 2: one blocked gap hides its hull (released by _release)
+                key = (vals, sf[1], ef[2])
+                p.pending[key] = p.pending.get(key, False) or blocked
+                continue
+            if blocked:
+                continue
             self._add(p, vals, sf[1], ef[2])
 
 

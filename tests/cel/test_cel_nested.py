@@ -238,14 +238,21 @@ def test_global_max_scope_is_for_the_top_level_only():
     assert oracle(q, s, glob).results == brute(q, s, glob) == run_engine(q, s, glob) == {(0, 1)}
 
 
-def test_and_with_a_block_is_oracle_only():
+def test_and_with_a_block_runs_on_binding_runs():
+    """The nested evaluator refuses a block under AND; the engine then uses binding runs with a block
+    evaluator (docs/semantics/cel.md#cel-10.4)."""
+    from ceplab.engine.cel.nested import NestedEvaluator
+    from ceplab.engine.cel.runs import RunEvaluator
     q = parse("MAX((A AS x)+) AND (A AS y ; A AS z)", options=COMP)
     s = stream("AAB")
     # MAX((A AS x)+) = {0}, {0,1}; (A;A) = {0,1}: intersection {0,1}
     assert oracle(q, s, COMP).results == brute(q, s, COMP) == {(0, 1)}
     with pytest.raises(UnsupportedError) as ei:
-        evaluator(q, COMP)
+        NestedEvaluator(q, COMP, evaluator=evaluator)
     assert "AND" in ei.value.message
+    ev = evaluator(q, COMP)
+    assert isinstance(ev, RunEvaluator) and "AND" in ev.path
+    assert set(ev.run(s)) == {(0, 1)}
 
 
 def test_window_keeps_engine_state_bounded():

@@ -222,9 +222,9 @@ def test_strings_and_symbols():
 
 def test_unsupported_and_order():
     with pytest.raises(UnsupportedError):
-        evaluator(parse("r <- not(c).[a, b]."), Options(not_reading="literal"))
-    with pytest.raises(UnsupportedError):
-        evaluator(parse("r <- not(c).[a, b]."), Options(during_result="contained"))
+        evaluator(parse("r <- not(c).[(a) during (b), d]."), Options(during_result="contained"))
+    # without a DURING node the switch changes nothing: no refusal, the same results as "container"
+    agree("r <- not(c).[a, b].", "a@1 c@2 b@3 a@4 b@5", Options(during_result="contained"))
     with pytest.raises(TypeError):              # the policy is a switch of Options, not an argument
         evaluator(parse("r <- a seq b."), policy="chronological")
     with pytest.raises(UnsupportedError):

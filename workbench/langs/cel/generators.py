@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
-from ceplab.semantics.cel.analysis import bound, vdef_plus
+from ceplab.semantics.cel.analysis import bound, var, vdef_plus
 from ceplab.semantics.cel.ast import (OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
                                PNot, POr, Pred, Plus, Query, Seq)
 from ceplab.semantics.events import Stream
@@ -174,12 +174,70 @@ def gen_cel_formula(ch: Chooser, *, types: Sequence[str] = ("A", "B", "C"), max_
     return _decorate(ch, named, frozenset(), False, frozenset(), unary_only, p_filter)
 
 
+def gen_iteration_vs_later(ch: Chooser, types: Sequence[str], avoid: frozenset[str] = frozenset()
+                           ) -> Formula:
+    """A formula whose iteration compares every round with a variable bound *after* it (or on
+    the other side of an AND), the case the automaton compiler's registers cannot check and the
+    engine evaluates by binding runs (docs/semantics/cel.md#cel-10.4).
+
+    Shapes (``BODY`` is ``R AS x`` or ``R AS x ; R' AS w``, ``P`` compares ``x.v`` with ``y.v``,
+    sometimes under NOT or combined with a unary comparison by AND/OR):
+
+    * ``(BODY FILTER P)+ ; R AS y``: every round's x against the later y;
+    * ``((BODY FILTER P)+ ; R AS y)+``: the same inside an outer iteration (y is round-local);
+    * ``(R AS x FILTER P)+ AND ((R AS c)+ ; R AS y ; (R AS d)+)`` (either iteration of the right
+      side may be missing): y is one of the rounds' events, rounds lie before and after it, so
+      the filter is checked both when a round completes and when y arrives.
+
+    Variable names avoid ``avoid`` (the names of a formula the piece is combined with).
+    Strongly well-formed (docs/semantics/cel.md#cel-G3).
+    """
+    names = iter([v for v in VAR_POOL + tuple(f"v{i}" for i in range(8)) if v not in avoid])
+    x, w, y, c, d = (next(names) for _ in range(5))
+    shape = ch.integer(0, 5)
+    rel = ch.choice(types)
+    body: Formula = Atom(rel, x)
+    if shape < 4 and ch.boolean(0.3):
+        body = Seq(body, Atom(ch.choice(types), w))
+    pred: Pred = Cmp2(x, _ATTR, ch.choice(OPS), y, _ATTR)
+    if ch.boolean(0.2):
+        pred = PNot(pred)
+    if ch.boolean(0.3):
+        other = Cmp(ch.choice((x, y)), _ATTR, ch.choice(OPS), ch.choice(_VALUES))
+        pred = (PAnd if ch.boolean(0.5) else POr)(pred, other)
+    it = Plus(Filter(body, pred))
+    if shape <= 2:
+        return Seq(it, Atom(ch.choice(types), y))
+    if shape == 3:
+        return Plus(Seq(it, Atom(ch.choice(types), y)))
+    right: Formula = Atom(rel, y)
+    if ch.boolean(0.7):
+        right = Seq(Plus(Atom(rel, c)), right)
+    if ch.boolean(0.7):
+        right = Seq(right, Plus(Atom(rel, d)))
+    return And(it, right)
+
+
 def gen_cel_query(ch: Chooser, *, strategies: Sequence[str] = STRATEGIES,
-                  allow_within: bool = True, **formula_kw: Any) -> Query:
+                  allow_within: bool = True, p_later: float = 0.0, **formula_kw: Any) -> Query:
     """A random CEL query: :func:`gen_cel_formula` under a strategy from ``strategies``
     (default every one: ALL, STRICT, NXT, LAST, MAX) with an optional ``WITHIN 0..5``
-    (probability 0.3, only if ``allow_within``). ``formula_kw`` go to :func:`gen_cel_formula`."""
-    f = gen_cel_formula(ch, **formula_kw)
+    (probability 0.3, only if ``allow_within``). ``formula_kw`` go to :func:`gen_cel_formula`.
+
+    With probability ``p_later`` the formula is instead a smaller random formula (at most 3 atoms)
+    combined by ``;`` (either side) or OR with :func:`gen_iteration_vs_later`, or that piece alone
+    (filters of an iteration over a later variable; requires binary filters, so not with
+    ``unary_only``)."""
+    if p_later and not formula_kw.get("unary_only") and ch.boolean(p_later):
+        types = formula_kw.get("types", ("A", "B", "C"))
+        kw = dict(formula_kw, max_atoms=min(3, formula_kw.get("max_atoms", 6)))
+        g = gen_cel_formula(ch, **kw)
+        piece = gen_iteration_vs_later(ch, types, var(g))
+        mode = ch.integer(0, 3)
+        f = (piece if mode == 0 else Seq(g, piece) if mode == 1 else Seq(piece, g) if mode == 2
+             else Or(g, piece))
+    else:
+        f = gen_cel_formula(ch, **formula_kw)
     strategy = ch.choice(list(strategies))
     within = ch.integer(0, 5) if allow_within and ch.boolean(0.3) else None
     return Query(f, strategy, within)
@@ -205,8 +263,9 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
 
     psi (unary filters, <= 3 atoms) and the outer formula (<= 2 atoms, no AND) are drawn by
     :func:`gen_cel_formula` over ``types``; the block replaces an outer atom or is combined with the
-    outer formula by ``;`` (either side), OR, ``+`` of the block then ``;``, or ``+`` of ``outer ;
-    block``.  The block gets a window with probability 0.25, the query a random top-level strategy
+    outer formula by ``;`` (either side), OR, ``+`` of the block then ``;``, ``+`` of ``outer ;
+    block``, or AND (either side; the engine evaluates a block under AND by binding runs,
+    docs/semantics/cel.md#cel-10.4).  The block gets a window with probability 0.25, the query a random top-level strategy
     and a window with probability 0.25.  ``strategy`` None draws the block's strategy from STRICT,
     NXT, LAST and MAX.  The result may violate closedness or strong well-formedness (callers
     check, as :func:`random_nested_cel_case` does)."""
@@ -217,7 +276,7 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
     sel = Sel(strategy, psi, ch.integer(0, 3) if ch.boolean(0.25) else None)
     outer = gen_cel_formula(ch, types=types, max_depth=2, max_atoms=2, unary_only=True,
                             allow_and=False, p_filter=0.15)
-    mode = ch.integer(0, 5)
+    mode = ch.integer(0, 6)
     if mode == 0:
         f: Formula = _replace_atom(outer, ch.integer(0, _count_atoms(outer) - 1), sel, [0])
     elif mode == 1:
@@ -228,8 +287,10 @@ def gen_nested_cel_query(ch: Chooser, types: Sequence[str], strategy: str | None
         f = Or(sel, outer)
     elif mode == 4:
         f = Seq(Plus(sel), outer)
-    else:
+    elif mode == 5:
         f = Plus(Seq(outer, sel))
+    else:
+        f = And(sel, outer) if ch.boolean(0.5) else And(outer, sel)
     top = ch.choice(list(STRATEGIES))
     within = ch.integer(0, 4) if ch.boolean(0.25) else None
     return Query(f, top, within)
@@ -320,12 +381,17 @@ def random_cel_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, St
     Args:
         rng: the random source (seed it with ``(campaign seed, case index)`` for replay).
         length: stream length.
-        kw: as :func:`gen_cel_query`.
+        kw: as :func:`gen_cel_query`; ``p_later`` defaults to :data:`P_LATER`.
     """
     ch = RandomChooser(rng)
     types = ch.choice(TYPE_ALPHABETS)
-    q = gen_cel_query(ch, types=types, **kw)
+    q = gen_cel_query(ch, types=types, **{"p_later": P_LATER, **kw})
     return str(q), gen_stream(ch, length, types)
+
+
+#: Fraction of :func:`random_cel_case` queries built around :func:`gen_iteration_vs_later` (an
+#: iteration's filter over a later variable: binding runs, docs/semantics/cel.md#cel-10.4).
+P_LATER = 0.12
 
 
 class CelStrategies:

@@ -170,8 +170,10 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: the shared generator's (query text, stream) plus random switches. With probability
     :data:`P_BACKGROUND` (decided first) the case has background knowledge, written inline into the query text
     (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
-    replay it. Query texts that do not parse or that the engine refuses are redrawn from the same ``rng`` (at
-    most 30 times)."""
+    replay it. Query texts that do not parse or that the oracle's compiler refuses (``UnsupportedError``) are
+    redrawn from the same ``rng`` (at most 30 times); the engine is not consulted, so a query it refuses while
+    the oracle answers it is counted by the campaign as an engine refusal."""
+    from ceplab.asp.epsparql import background_facts, compile_queryset
     from ceplab.workbench.langs.epsparql.generators import random_epsparql_case
 
     text, stream = "", []
@@ -179,7 +181,10 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     for _ in range(30):
         text, stream = random_epsparql_case(rng, length, background=background)
         try:
-            _evaluator(_parse(text), Options())
+            query, bg = unwrap(_parse(text))
+            compile_queryset(query, Options(), bg is not None)
+            if bg is not None:
+                background_facts(bg)
         except (ParseError, UnsupportedError):
             continue
         break

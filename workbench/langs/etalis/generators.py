@@ -156,24 +156,53 @@ def etalis_cases(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchStra
 
 
 def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
-    """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options` the incremental engine
-    implements: ``not_local_vars``, ``proper_intervals_only``, ``window`` (``not_reading="literal"``
-    and ``during_result="contained"`` are oracle-only or restricted and not drawn). With
-    ``policies`` (default) also the consumption ``policy``."""
+    """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options`: ``not_local_vars``,
+    ``proper_intervals_only``, ``window`` and, under the unrestricted policy, ``not_reading``
+    (``during_result="contained"`` is restricted to programs without ``not`` and not drawn). With
+    ``policies`` (default) also the consumption ``policy`` (the policies are per witness only)."""
     from ceplab.semantics.etalis.options import Options
 
     pol = (st.sampled_from(["unrestricted", "chronological", "recent", "recent_lifo"]) if policies
            else st.just("unrestricted"))
-    return st.builds(Options, not_local_vars=st.sampled_from(["existential", "free"]),
-                     proper_intervals_only=st.booleans(),
-                     window=st.sampled_from(["at_most", "exactly"]), policy=pol)
+
+    def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool) -> Any:
+        return Options(not_local_vars=not_local_vars, proper_intervals_only=proper, window=window,
+                       policy=policy,
+                       not_reading="literal" if literal and policy == "unrestricted" else "per_witness")
+
+    return st.builds(build, pol, st.sampled_from(["existential", "free"]), st.booleans(),
+                     st.sampled_from(["at_most", "exactly"]), st.booleans())
+
+
+def gen_hull_not_rule(ch: Chooser) -> str:
+    """A rule ``dn(X) <- not(P1).[P2, P3].`` over the stream predicates ``a`` and ``b`` whose readings of NOT
+    often differ (docs/semantics/etalis.md#etalis-A7, #etalis-T6b): ``P2`` is a complex delimiter
+    (``a(X) seq b(..)``, ``and``, ``par``), so several P2 instances share a start with different ends and a
+    blocked gap can hide an unblocked one with the same hull under ``not_reading="literal"``; ``P1`` and
+    ``P3`` are atoms, mostly ``b`` (with interval-stamped input, P3 instances with one end and different
+    starts arrive at the same time). :func:`random_etalis_case` draws the stream over ``a`` and ``b`` then."""
+    op = ch.choice(("seq", "and", "and", "par"))
+    p2 = f"(a(X)) {op} (b({ch.choice(('_', 'X', '1'))}))"
+    p1 = f"{ch.choice(('b', 'b', 'a'))}({ch.choice(('_', 'X', 'L'))})"
+    p3 = f"{ch.choice(('b', 'b', 'a'))}({ch.choice(('_', '_', 'X'))})"
+    return f"dn(X) <- not({p1}).[{p2}, {p3}]."
+
+
+#: Probability that :func:`random_etalis_case` adds :func:`gen_hull_not_rule` to a program without ``not``.
+P_HULL_NOT = 0.4
 
 
 def random_etalis_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, list]:
     """Spark fuzzing entry: ``(rules_text, stream)`` drawn by the same generators as
-    :func:`etalis_programs` / :func:`etalis_streams`, from a seeded ``random.Random``."""
+    :func:`etalis_programs` / :func:`etalis_streams`, from a seeded ``random.Random``; with probability
+    :data:`P_HULL_NOT` a program without ``not`` gets the rule of :func:`gen_hull_not_rule` and a stream
+    over ``a`` and ``b`` (so that ``not_reading="literal"`` meets the cases where it differs from the
+    default)."""
     ch = RandomChooser(rng)
     text = gen_etalis_program(ch, **kw)
+    if "not(" not in text and ch.boolean(P_HULL_NOT):
+        text += "\n" + gen_hull_not_rule(ch)
+        return text, gen_etalis_stream(ch, length, atoms=("a", "b"))
     return text, gen_etalis_stream(ch, length)
 
 

@@ -72,11 +72,20 @@ MUTANTS: tuple[Mutant, ...] = (
        "(docs/semantics/etalis.md#etalis-3.11, #etalis-9.5 item 4)",
        "d(1) <- (a(X) seq b(X)).2.", (("a(1)", 0, 0), ("a(1)", 1, 1), ("a(1)", 2, 2), ("b(1)", 4, 4))),
     _m("not-gap-inclusive", "ties", _EV,
-       "                if blockers and any(e2 < b[1] and b[2] < s3 for b in blockers):\n",
-       "                if blockers and any(e2 <= b[1] and b[2] < s3 for b in blockers):\n",
+       "                blocked = bool(blockers) and any(e2 < b[1] and b[2] < s3 for b in blockers)\n",
+       "                blocked = bool(blockers) and any(e2 <= b[1] and b[2] < s3 for b in blockers)\n",
        "not(p1).[p2,p3] is blocked by a p1 starting at the end of p2; the negated instance must lie strictly "
        "inside the gap, start > e2 (docs/semantics/etalis.md#etalis-2.5, #etalis-A7)",
        "d(X) <- not(c(X)).[a(X), b(X)].", (("a(1)", 0, 0), ("c(1)", 0, 0), ("b(1)", 2, 2))),
+    _m("literal-release-increasing-start", "switch", _EV,
+       "                    if best is None or k[1] > best:\n",
+       "                    if best is None or k[1] < best:\n",
+       "not_reading=literal releases the pending hulls of a time step by increasing instead of decreasing start: "
+       "a longer hull is released before a shorter instance that, as a p3, forms a blocked pair with the same "
+       "hull (docs/semantics/etalis.md#etalis-A7, #etalis-9.5 item 8)",
+       "p2 <- x seq y. r <- not(c).[p2, z]. q <- not(c).[x, r].",
+       (("x", 0, 0), ("x", 1, 1), ("c", 2, 2), ("x", 3, 3), ("y", 4, 4), ("z", 5, 8), ("w", 9, 9)),
+       (("not_reading", "literal"),)),
     _m("where-negation-ignored", "filter", _EV,
        "    if neg:\n        op = _NEG[op]\n",
        "    if neg:\n        op = op   # planted: the negation of a comparison is dropped\n",
