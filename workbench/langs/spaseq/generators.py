@@ -17,9 +17,13 @@ What the generators draw, so that every construct of the language and every swit
   with ties across streams (never two events of one stream at one time: Definition 2) and small windows
   (1..8 ticks) so that tumbling boundaries and expiry happen; with ``long=True`` (and in one Spark case in ten)
   40-200 events under windows of 1-4 ticks;
+* one short case in five: a simple query (2-3 elements, each one triple pattern on the shared subject, no FILTER),
+  so that planted matches are answers and connectors, modifiers and switches alone decide them;
 * planted matches: mostly a third or more of the events instantiate the query's sequence in order under one subject
-  (Kleene+ elements 1-3 times, negated and optional elements now and then), interleaved with random events;
-* switches drawn first (:func:`random_case`), each non-default with probability 0.2, and steering the query towards
+  (Kleene+ elements 1-3 times, negated and optional elements now and then, the event after a negated one often at
+  its time), interleaved with random events, half of them in a row (with now and then one random event inside);
+* switches drawn first (:func:`random_case`), each non-default with probability 0.2 (0.35 for
+  :data:`NARROW_SWITCHES`), and steering the query towards
   what they change: ``kleene_iter=stn`` a Kleene+ element after ``,``/``:``, ``contiguity=stream|streamset`` a
   ``,`` between GPMs on one stream with two or more streams in the input (foreign ones more often under
   ``streamset``), ``negation=through_next`` a negated element.
@@ -92,12 +96,18 @@ def _condition(ch: Chooser, own: str, earlier: Sequence[str], depth: int = 1) ->
 
 
 def gen_gpm(ch: Chooser, i: int, earlier: Sequence[str], streams: Sequence[str], background: bool,
-            plan: Optional[list] = None, on_stream: Optional[str] = None) -> str:
+            plan: Optional[list] = None, on_stream: Optional[str] = None, simple: bool = False) -> str:
     """The ``DEFINE GPM G{i} ON ... { ... }`` block of GPM ``i``; its value variable is ``?v{i}``, its
     optional extra variable ``?w{i}``; ``earlier`` are the value variables of GPMs defined before it.  With a
     ``plan`` list, ``(stream, predicate)`` of the GPM's first triple pattern is appended to it (what an event must
-    carry to match it, :func:`gen_stream`'s planted episodes); ``on_stream`` fixes its (first) stream."""
+    carry to match it, :func:`gen_stream`'s planted episodes); ``on_stream`` fixes its (first) stream; ``simple``:
+    the GPM is one triple pattern ``?s :p|:q ?v{i}`` on one stream, nothing else."""
     on = [on_stream if on_stream in streams else ch.choice(streams)]
+    if simple:
+        pred = ch.choice(PREDICATES)
+        if plan is not None:
+            plan.append((on[0], pred))
+        return f"DEFINE GPM G{i} ON S{on[0][1:]} {{ ?s :{pred} ?v{i} . }}"
     if len(streams) > 1 and ch.boolean(0.1):
         on.append(ch.choice([s for s in streams if s != on[0]]))
     subj = "?s" if ch.boolean(0.6) else (f"?s{i}" if ch.boolean(0.7) else ":" + ch.choice(SUBJECTS))
@@ -125,7 +135,7 @@ def gen_gpm(ch: Chooser, i: int, earlier: Sequence[str], streams: Sequence[str],
 
 def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
               streams: Sequence[str] = STREAMS, options: Any = None, plan: Optional[list] = None,
-              window: Optional[int] = None) -> str:
+              window: Optional[int] = None, simple: bool = False) -> str:
     """A random SPAseq query text over the given streams (module docstring). The text may be refused by the parser in
     rare corner cases (callers redraw).
 
@@ -134,8 +144,11 @@ def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
     Kleene+ element after ``,`` or ``:`` (whose iterations may then skip events), ``contiguity=stream|streamset``
     and ``negation=through_next`` a ``,`` resp. a negated element, with the GPMs of the strict pair on one stream.
     With a ``plan`` list, one entry per sequence element is appended: ``(modifier, [(stream, predicate), ...])``
-    of its GPMs (:func:`gen_gpm`).  ``window`` fixes ``WITHIN`` (else 1..8)."""
-    n_el = ch.integer(1, max_elements)
+    of its GPMs (:func:`gen_gpm`).  ``window`` fixes ``WITHIN`` (else 1..8).  ``simple``: 2-3 elements of one
+    GPM each, every GPM one triple pattern on the shared subject ``?s`` (:func:`gen_gpm`), so that planted matches
+    are answers and the switches and connectors alone decide them; three elements have a negated middle one in
+    30% of the cases, and mostly a negated GPM reads another stream than the others."""
+    n_el = ch.integer(2, 3) if simple else ch.integer(1, max_elements)
     want_kleene = options is not None and options.kleene_iter == "stn" and ch.boolean(0.6)
     want_strict = options is not None and options.contiguity != "declared" and ch.boolean(0.6)
     want_neg = options is not None and options.negation == "through_next" and ch.boolean(0.6)
@@ -146,7 +159,7 @@ def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
     prev_ext = True   # the previous element has a '!'/'?' modifier (first element: no '!')
     for j in range(n_el):
         k = ch.integer(0, 9)
-        if k <= 6 or n_gpm + 2 > 6:
+        if k <= 6 or n_gpm + 2 > 6 or simple:
             bop = f"G{n_gpm}"
             n_gpm += 1
         else:
@@ -181,6 +194,9 @@ def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
         for i in (j - 1, j + 1):
             if 0 <= i < n_el and elements[i][2] in ("!", "?"):
                 elements[i] = (elements[i][0], elements[i][1], None)
+    if simple and n_el == 3 and ch.boolean(0.3):             # A ; B! ; C: the negation's boundaries
+        elements = [(elements[0][0], elements[0][1], None), (elements[1][0], elements[1][1], "!"),
+                    (elements[2][0], elements[2][1], None if elements[2][2] != "+" else "+")]
     if all(m in ("!", "?") for _, _, m in elements):
         c, b, _ = elements[-1]
         elements[-1] = (c, b, None)
@@ -197,15 +213,19 @@ def gen_query(ch: Chooser, *, max_elements: int = 4, background: bool = False,
             gpm_el[g] = j
             g += 1
     gplan: list = []
-    defs = [gen_gpm(ch, i, [f"?v{j}" for j in range(i)], used, background, gplan,
-                    used[0] if gpm_el[i] in same_stream else None) for i in range(n_gpm)]
+    fixed: dict[int, str] = {i: used[0] for i in range(n_gpm) if gpm_el[i] in same_stream}
+    if simple and len(used) > 1 and ch.boolean(0.7):           # a negated GPM on another stream than the rest
+        for i in range(n_gpm):
+            fixed[i] = used[1] if elements[gpm_el[i]][2] == "!" else used[0]
+    defs = [gen_gpm(ch, i, [f"?v{j}" for j in range(i)], used, background, gplan, fixed.get(i), simple)
+            for i in range(n_gpm)]
     if plan is not None:
         for j, (_c, _b, mod) in enumerate(elements):
             plan.append((mod, [gplan[i] for i in range(n_gpm) if gpm_el[i] == j]))
     if window is None:
         window = ch.integer(1, 8)
     head = "*"
-    if ch.boolean(0.2):
+    if ch.boolean(0.2) and not simple:
         head = " ".join(f"?v{i}" for i in range(n_gpm) if ch.boolean(0.6)) or "?v0"
     lines = [_PREFIX, f"SELECT {head}\nWITHIN {window} SECONDS\n"]
     lines += [f"FROM STREAM S{s[1:]} <{EX}{s}>\n" for s in used]
@@ -243,12 +263,14 @@ def _object(ch: Chooser) -> str:
     return f'"{v}"^^<{_XSD}integer>'
 
 
-def _episode(ch: Chooser, plan: Sequence[tuple], names: Sequence[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Events ``(stream, [(predicate, object)...])`` that instantiate the sequence of a query in order under one
-    subject (a planted match; :func:`gen_query`'s ``plan``): each Kleene+ element 1-3 times, a negated element with
-    probability 0.3, an optional one with probability 0.6; an element of two GPMs by one of them, or by one event
-    holding both predicates when they read one stream."""
+def _episode(ch: Chooser, plan: Sequence[tuple], names: Sequence[str]) -> list[tuple[str, list[tuple[str, str]], bool]]:
+    """Events ``(stream, [(predicate, object)...], after_negated)`` that instantiate the sequence of a query in order
+    under one subject (a planted match; :func:`gen_query`'s ``plan``): each Kleene+ element 1-3 times, a negated
+    element with probability 0.3, an optional one with probability 0.6; an element of two GPMs by one of them, or by
+    one event holding both predicates when they read one stream.  ``after_negated`` marks the event that follows a
+    planted negated one (:func:`gen_stream` gives it the same time half of the time)."""
     out = []
+    after_neg = False
     for mod, gpms in plan:
         if not gpms or (mod == "!" and not ch.boolean(0.3)) or (mod == "?" and not ch.boolean(0.6)):
             continue
@@ -258,50 +280,70 @@ def _episode(ch: Chooser, plan: Sequence[tuple], names: Sequence[str]) -> list[t
             else:
                 stream, pred = ch.choice(list(gpms))
                 preds = [pred]
-            out.append((stream if stream in names else ch.choice(list(names)), [(p, _object(ch)) for p in preds]))
+            out.append((stream if stream in names else ch.choice(list(names)), [(p, _object(ch)) for p in preds],
+                        after_neg))
+            after_neg = mod == "!"
     return out
+
+
+def _noise(ch: Chooser, names: Sequence[str]) -> tuple[str, str, list[tuple[str, str]], bool]:
+    """A random event ``(stream, subject, [(predicate, object)...], False)``."""
+    subj = ch.choice(SUBJECTS)
+    n_tr = 2 if ch.boolean(0.25) else 1
+    return ch.choice(list(names)), subj, [(PREDICATES[k] if n_tr == 2 else ch.choice(PREDICATES), _object(ch))
+                                          for k in range(n_tr)], False
 
 
 def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, plan: Optional[Sequence[tuple]] = None) \
         -> list[Any]:
     """A random streamset of ``length`` graph events on the given streams (module docstring).  With a ``plan``
     (:func:`gen_query`'s), about a third of the events (or more) are planted matches of the query's sequence
-    (:func:`_episode`, one subject each), interleaved with random events."""
+    (:func:`_episode`, one subject each), interleaved with random events; half of the planted matches are *tight*:
+    their events in a row, with now and then one random event (of any stream) between two of them, so that strict
+    contiguity, contiguity across streams and skipped Kleene+ iterations are exercised."""
     from rdflib import URIRef
 
     from ceplab.semantics.rdfstream import GraphEvent, parse_nt_term
     from ceplab.semantics.spaseq.streams import check_streamset
 
     names = list(streams)
-    queues: list[list[tuple[str, str, list[tuple[str, str]]]]] = []
+    queues: list[list[list[tuple[str, str, list[tuple[str, str]], bool]]]] = []   # queues of blocks of events
     budget = length
     if plan and length and ch.boolean(0.7):
         target = ch.integer(length // 3, length)
         planted = 0
         while planted < target:
             subj = ch.choice(SUBJECTS)
-            ep = [(st_, subj, po) for st_, po in _episode(ch, plan, names)][:budget]
+            ep = [(st_, subj, po, tie) for st_, po, tie in _episode(ch, plan, names)][:budget]
             if not ep:
                 break
-            queues.append(ep)
-            planted += len(ep)
-            budget -= len(ep)
-    for _ in range(budget):
-        subj = ch.choice(SUBJECTS)
-        n_tr = 2 if ch.boolean(0.25) else 1
-        po = [(PREDICATES[k] if n_tr == 2 else ch.choice(PREDICATES), _object(ch)) for k in range(n_tr)]
-        queues.append([(ch.choice(names), subj, po)])
+            if ch.boolean(0.5):                                   # tight: one block, maybe one event between
+                block = list(ep)
+                if len(block) > 1 and len(block) < budget and ch.boolean(0.7):
+                    j = ch.integer(1, len(block) - 1)
+                    noise = _noise(ch, names)
+                    others = [n for n in names if n != block[j][0]]
+                    if others and ch.boolean(0.7):                # mostly of another stream than its neighbour
+                        noise = (ch.choice(others),) + noise[1:]
+                    block.insert(j, noise)
+                queues.append([block])
+            else:
+                queues.append([[e] for e in ep])
+            n = sum(len(b) for b in queues[-1])
+            planted += n
+            budget -= n
+    queues += [[[_noise(ch, names)]] for _ in range(budget)]
     contents = []
     while queues:                                                # interleave, each episode in its order
         k = ch.integer(0, len(queues) - 1)
-        contents.append(queues[k].pop(0))
+        contents += queues[k].pop(0)
         if not queues[k]:
             queues.pop(k)
     events = []
     t = 0
     at_t: set[str] = set()
-    for pos, (s, subj, po) in enumerate(contents):
-        step = ch.choice([0, 1, 1, 1, 2]) if pos else ch.integer(0, 1)
+    for pos, (s, subj, po, tie) in enumerate(contents):
+        step = (0 if tie and ch.boolean(0.5) else ch.choice([0, 1, 1, 1, 2])) if pos else ch.integer(0, 1)
         if step == 0 and s in at_t:
             step = 1
         if step:
@@ -314,9 +356,14 @@ def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, plan:
 
 
 # ----------------------------------------------------------------------------- options
+#: Switches whose non-default values change answers only under narrow query/stream shapes: drawn non-default
+#: with probability 0.35 instead of 0.2.
+NARROW_SWITCHES = frozenset({"contiguity", "kleene_iter"})
+
+
 def gen_options(ch: Chooser) -> Any:
-    """Random switches: each semantic switch non-default with probability 0.2, each engine option off with
-    probability 0.2."""
+    """Random switches: each semantic switch non-default with probability 0.2 (0.35 for :data:`NARROW_SWITCHES`),
+    each engine option off with probability 0.2."""
     import typing
 
     from ceplab.semantics.spaseq.options import Options
@@ -324,7 +371,7 @@ def gen_options(ch: Chooser) -> Any:
     hints = typing.get_type_hints(Options)
     kw: dict[str, Any] = {}
     for name, tp in hints.items():
-        if typing.get_origin(tp) is typing.Literal and ch.boolean(0.2):
+        if typing.get_origin(tp) is typing.Literal and ch.boolean(0.35 if name in NARROW_SWITCHES else 0.2):
             kw[name] = ch.choice(list(typing.get_args(tp))[1:])
         elif tp is bool and ch.boolean(0.2):
             kw[name] = False
@@ -337,17 +384,20 @@ def gen_case(ch: Chooser, length: int, *, background: Optional[bool] = None, opt
              long: bool = False) -> tuple[str, list]:
     """``(query text, streamset)``; with background knowledge (as comment lines in the query text) with
     probability 0.25 unless ``background`` says.  ``options`` steers the query (:func:`gen_query`); under
-    ``contiguity=stream|streamset`` the streamset mostly has two or three streams, so that events of another stream
-    lie between strictly contiguous ones.  Mostly the stream plants matches of the query (:func:`gen_stream`);
-    ``long`` streams get windows of 1-4 ticks."""
+    ``contiguity=stream|streamset`` the streamset has two or three streams nine times in ten, so that events of
+    another stream lie between strictly contiguous ones.  Mostly the stream plants matches of the query
+    (:func:`gen_stream`); ``long`` streams get windows of 1-4 ticks; one short case in five has a *simple* query
+    (:func:`gen_query`)."""
     from ceplab.workbench.langs.spaseq.background import background_comment
 
     bg = ch.boolean(0.25) if background is None else background
-    lo = 2 if options is not None and options.contiguity != "declared" and ch.boolean(0.7) else 1
+    lo = 2 if options is not None and options.contiguity != "declared" and ch.boolean(0.9) else 1
     streams = STREAMS[:ch.integer(lo, len(STREAMS))]
     plan: list = []
+    simple = not long and ch.boolean(0.2)
+    bg = bg and not simple
     text = gen_query(ch, background=bg, streams=streams, options=options, plan=plan,
-                     window=ch.integer(1, 4) if long else None)
+                     window=ch.integer(1, 4) if long else ch.integer(2, 8) if simple else None, simple=simple)
     if bg:
         text = background_comment(KB, gen_background(ch)) + text
     # a foreign stream (declared by no FROM STREAM) now and then: contiguity=declared vs streamset
