@@ -33,13 +33,16 @@ What is drawn, so that every construct and every switch is exercised (docs/seman
   random elements, so that sequences complete, negations block and answers are not mostly empty; a planted negated
   item shares the start of the item before or after it in 70% of the cases (the boundaries of ``SEQ_WO``,
   ``NO_HEAD``, ``NO_TAIL``), a variable a FILTER compares with a constant is planted equal to it half of the time,
-  and under ``bgp_scope=join`` a BGP of several triple patterns is planted over several elements half of the time;
+  and under ``bgp_scope=join`` a BGP of several triple patterns is planted over several elements in 80% of the
+  cases;
 * static data of 0-12 triples over the same vocabulary (self-loops and cycles included) with at most one change
   point; static triple patterns are mostly drawn from its triples (terms replaced by variables), and planted
   matches often bind ``?x`` to one of its subjects, so that the JOIN with the static part is not mostly empty; the
   horizon set by ``# until H`` in one case in five;
 * every value of every switch of :data:`ceplab.semantics.cqels.options.SWITCHES` (each non-default with
   probability 0.2; drawn before the stream, so that they steer the planted matches);
+* one Spark case in eight (not long) is a negation case instead (:func:`gen_negation_case`: one window whose SEQ
+  has a negated item, nothing else, negatives planted often and at a neighbour's start);
 * with ``long=True`` (and in one Spark case in ten) 40-200 elements with small windows (``RANGE`` up to 4,
   ``TRIPLES`` up to 3, ``NOW``; no ``ALL``) and SEQs of at most 3 elements.
 """
@@ -473,13 +476,14 @@ def _instantiate(ch: Chooser, bgp: A.BGP, binding: dict, extra: Sequence[Any] = 
     return out
 
 
-def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple], options: Any = None) -> list[list[tuple[list, str]]]:
+def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple], options: Any = None,
+             p_neg: float = 0.3) -> list[list[tuple[list, str]]]:
     """Groups of elements ``(triples, stream)``, in order, that instantiate one event clause of ``q`` under one
     binding (a planted match: the SEQ items of its window patterns in order, each negated item with probability
-    0.3).  The elements of one group get one start time (:func:`gen_stream`): a planted negated item (or the first
+    ``p_neg``).  The elements of one group get one start time (:func:`gen_stream`): a planted negated item (or the first
     item of a negated window) shares the start of the item before or after it in 70% of the cases (the closed and
-    strict bounds of ``SEQ_WO``, ``NO_HEAD``, ``NO_TAIL``); under ``bgp_scope=join`` a BGP of several triple patterns is split over several elements half of
-    the time (at one start or in a row)."""
+    strict bounds of ``SEQ_WO``, ``NO_HEAD``, ``NO_TAIL``); under ``bgp_scope=join`` a BGP of several triple
+    patterns is split over several elements in 80% of the cases (at one start or in a row)."""
     binding: dict = {}
     subjects = [t[0] for t in hints]
     binding[Variable("x")] = ch.choice(subjects) if subjects and ch.boolean(0.7) else _u(ch.choice(NODE_DRAW))
@@ -489,18 +493,18 @@ def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple], options: Any = Non
     glue_next = False
     split = options is not None and options.bgp_scope == "join"
     for r in refs:
-        if isinstance(r, A.Neg) and not ch.boolean(0.3):
+        if isinstance(r, A.Neg) and not ch.boolean(p_neg):
             continue
         w = q.window((r.item if isinstance(r, A.Neg) else r).name)
         items = [w.pattern] if isinstance(w.pattern, A.BGP) else list(w.pattern.items)
         for n_it, it in enumerate(items):
             neg = isinstance(it, A.Neg)
-            if neg and not ch.boolean(0.3):
+            if neg and not ch.boolean(p_neg):
                 continue
             blocker = neg or (isinstance(r, A.Neg) and n_it == 0)
             bgp = it.item if neg else it
             triples = _instantiate(ch, bgp, dict(binding) if neg else binding, q.filters)
-            if split and len(triples) > 1 and ch.boolean(0.5):
+            if split and len(triples) > 1 and ch.boolean(0.8):
                 els = [([tr], str(w.stream)) for tr in triples]
                 tie = ch.boolean(0.5)
                 groups = [els] if tie else [[e] for e in els]
@@ -523,7 +527,8 @@ def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple], options: Any = Non
 
 
 def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, *, long: bool = False,
-               query: Optional[A.Query] = None, hints: Sequence[tuple] = (), options: Any = None) -> list:
+               query: Optional[A.Query] = None, hints: Sequence[tuple] = (), options: Any = None,
+               p_neg: float = 0.3) -> list:
     """A random stream of ``length`` elements (module docstring), sorted by ``(start, position)``.  With a
     ``query`` that reads streams, mostly half or more of the elements are planted matches of its event clauses
     (:func:`_episode`; their ``?x`` often a subject of the static triples ``hints``), interleaved with random ones."""
@@ -540,7 +545,7 @@ def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, *, lo
         planted = 0
         while planted < target:
             ep = []
-            for g in _episode(ch, query, hints, options):
+            for g in _episode(ch, query, hints, options, p_neg):
                 if len(g) > budget:
                     break
                 ep.append(g)
@@ -626,15 +631,49 @@ def _case(ch: Chooser, length: int, long: bool, options: Any = None) -> tuple[st
     return render_query(CqelsQuery(q, static, until)), stream, options
 
 
+def gen_negation_case(ch: Chooser, length: int) -> tuple[str, list, Any]:
+    """A case on one window and nothing else (no static part, no other window, no top-level FILTER, ``SELECT *``)
+    whose pattern is a ``SEQ`` of 2-3 BGPs (mostly 3) with one negated item (head, middle (mostly) or tail, i.e.
+    ``NO_HEAD``, ``SEQ_WO``, ``NO_TAIL``) and no FILTERs but :func:`add_boundary_filters`', on a stream whose
+    planted matches include the negated item in 60% of the cases and
+    mostly at the start of a neighbour (:func:`_episode`): the boundaries of docs/semantics/cqels.md#cqels-3.2 and
+    #cqels-opt-wo_bounds decide the answers, undiluted by joins."""
+    from ceplab.workbench.langs.cqels.query import CqelsQuery, render_query
+
+    vs = _Vars()
+    shared = [Variable("x")]
+    n = 3 if ch.boolean(0.7) else 2
+    neg = (1 if ch.boolean(0.6) else ch.choice([0, 2])) if n == 3 else ch.choice([0, 1])
+    items = []
+    for i in range(n):
+        b = A.BGP(gen_bgp(ch, vs, shared).triples)          # no drawn FILTER: only boundary ones (below)
+        items.append(A.Neg(b) if i == neg else b)
+    pattern = A.SeqTSP(tuple(items))
+    spec = gen_spec(ch, False, True)
+    window = A.Window(_u("W0"), _u(ch.choice(list(STREAMS))), spec, pattern)
+    q = add_boundary_filters(ch, A.Query(None, (), (window,), (A.WinRef(window.name),), (), prefixes=PREFIXES))
+    options = gen_options(ch)
+    stream = gen_stream(ch, length, query=q, options=options, p_neg=0.6)
+    return render_query(CqelsQuery(q, None, None)), stream, options
+
+
+#: Share of random cases that are negation cases (:func:`gen_negation_case`).
+P_NEGATION_CASE = 0.12
+
+
 def random_case(rng: random.Random, length: int, *, long: bool = False) -> tuple[str, list, Any]:
     """Spark fuzzing entry: ``(query text, stream, Options)`` from a seeded ``random.Random``; with ``long`` (or for
     one case in ten) the stream has 40-200 elements and the windows are small.  The switches are drawn before the
-    stream and steer its planted matches (:func:`_case`)."""
+    stream and steer its planted matches (:func:`_case`).  After the case is drawn, with probability
+    :data:`P_NEGATION_CASE` (not for long ones) it is replaced by a :func:`gen_negation_case` drawn next."""
     ch = RandomChooser(rng)
     if long or ch.boolean(0.1):
         long = True
         length = ch.integer(40, 200)
-    return _case(ch, length, long)
+    case = _case(ch, length, long)
+    if not long and ch.boolean(P_NEGATION_CASE):
+        return gen_negation_case(ch, length)
+    return case
 
 
 # ----------------------------------------------------------------------------- hypothesis
