@@ -22,19 +22,27 @@ What is drawn, so that every construct and every switch is exercised (docs/seman
 * a static part of 0-2 triple patterns and 0-2 path patterns over every path construct: ``:p``, ``^:p``, the axes
   ``self next edge node`` and their inverses, ``axis::c`` with IRIs and literals, nested tests ``axis::[e]``
   (nested to depth 3), ``/ | * + ?``; path ends are variables shared with the windows, IRIs or literals;
-* top-level FILTERs; ``SELECT *`` or a non-empty subset of the in-scope variables;
+* top-level FILTERs; ``SELECT *`` or a non-empty subset of the in-scope variables; in random cases, one window BGP
+  in five without a FILTER gets a comparison of an object variable with a small integer
+  (:func:`add_boundary_filters`);
 * stream elements of 1-3 triples (subjects ``:a :b :c``, predicates ``:p :q :r``, skewed towards the first ones;
   objects IRIs or small integers, sometimes a decimal, a double, a string), starts with ties, intervals ``[t1, t1 +
   k]`` (``k = 0`` mostly, up to 4), duplicated elements, elements of a stream no window reads, file order sometimes
   different from time order.  Mostly half or more of the elements are *planted*: the BGPs of one event clause
   instantiated in SEQ order under one binding (negated items included with probability 0.3), interleaved with
-  random elements, so that sequences complete, negations block and answers are not mostly empty;
+  random elements, so that sequences complete, negations block and answers are not mostly empty; a planted negated
+  item shares the start of the item before or after it in 70% of the cases (the boundaries of ``SEQ_WO``,
+  ``NO_HEAD``, ``NO_TAIL``), a variable a FILTER compares with a constant is planted equal to it half of the time,
+  and under ``bgp_scope=join`` a BGP of several triple patterns is planted over several elements in 80% of the
+  cases;
 * static data of 0-12 triples over the same vocabulary (self-loops and cycles included) with at most one change
   point; static triple patterns are mostly drawn from its triples (terms replaced by variables), and planted
   matches often bind ``?x`` to one of its subjects, so that the JOIN with the static part is not mostly empty; the
   horizon set by ``# until H`` in one case in five;
 * every value of every switch of :data:`ceplab.semantics.cqels.options.SWITCHES` (each non-default with
-  probability 0.2);
+  probability 0.2; drawn before the stream, so that they steer the planted matches);
+* one Spark case in eight (not long) is a negation case instead (:func:`gen_negation_case`: one window whose SEQ
+  has a negated item, nothing else, negatives planted often and at a neighbour's start);
 * with ``long=True`` (and in one Spark case in ten) 40-200 elements with small windows (``RANGE`` up to 4,
   ``TRIPLES`` up to 3, ``NOW``; no ``ALL``) and SEQs of at most 3 elements.
 """
@@ -327,6 +335,30 @@ def gen_query_ast(ch: Chooser, *, long: bool = False, streams: Sequence[str] = S
     return A.Query(select, (), tuple(windows), tuple(events), tuple(static), filters, prefixes=PREFIXES)
 
 
+def add_boundary_filters(ch: Chooser, q: A.Query, p: float = 0.2) -> A.Query:
+    """``q`` where each window BGP without a FILTER gets, with probability ``p``, one comparison ``?o op c`` of an
+    object variable with a small integer (every operator), so that planted matches (:func:`_boundary`) compare
+    equal values at the operator's boundary (docs/semantics/cqels.md#cqels-3.6)."""
+    import dataclasses
+
+    def with_filter(b: A.BGP) -> A.BGP:
+        objs = sorted({tp.o for tp in b.triples if isinstance(tp.o, Variable)}, key=str)
+        if b.filters or not objs or not ch.boolean(p):
+            return b
+        op = ch.choice(["<", "<=", ">", ">=", "=", "!="])
+        return A.BGP(b.triples, (A.Cmp(op, A.Var(ch.choice(objs)), A.Const(_int(ch.choice(VALUES)))),))
+
+    windows = []
+    for w in q.windows:
+        if isinstance(w.pattern, A.BGP):
+            pat: Any = with_filter(w.pattern)
+        else:
+            pat = A.SeqTSP(tuple(A.Neg(with_filter(it.item)) if isinstance(it, A.Neg) else with_filter(it)
+                                 for it in w.pattern.items))
+        windows.append(dataclasses.replace(w, pattern=pat))
+    return dataclasses.replace(q, windows=tuple(windows))
+
+
 def gen_query(ch: Chooser, **kw: Any) -> str:
     """A random query text (no static data, default horizon); keywords as :func:`gen_query_ast`."""
     from ceplab.semantics.cqels.parser import render
@@ -407,8 +439,27 @@ def _noise(ch: Chooser) -> tuple[list, Optional[str]]:
     return triples, None
 
 
-def _instantiate(ch: Chooser, bgp: A.BGP, binding: dict) -> list:
-    """The triples of ``bgp`` under ``binding`` (extended with random values for its unbound variables)."""
+def _boundary(ch: Chooser, filters: Sequence[Any], binding: dict) -> None:
+    """Bind, with probability 0.5 each, the variable of a comparison ``?v op c`` (or ``c op ?v``) among ``filters``
+    (descending into ``&& || !``) to the constant ``c``, so that planted matches compare equal values and the
+    boundary of ``<``/``<=``/``>``/``>=`` is exercised."""
+    stack = list(filters)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (A.And, A.Or)):
+            stack += [e.left, e.right]
+        elif isinstance(e, A.Not):
+            stack.append(e.expr)
+        elif isinstance(e, A.Cmp):
+            for v, c in ((e.left, e.right), (e.right, e.left)):
+                if isinstance(v, A.Var) and isinstance(c, A.Const) and v.var not in binding and ch.boolean(0.5):
+                    binding[v.var] = c.term
+
+
+def _instantiate(ch: Chooser, bgp: A.BGP, binding: dict, extra: Sequence[Any] = ()) -> list:
+    """The triples of ``bgp`` under ``binding`` (extended with random values for its unbound variables; a variable a
+    FILTER of ``bgp`` or in ``extra`` compares with a constant is bound to that constant half of the time)."""
+    _boundary(ch, tuple(bgp.filters) + tuple(extra), binding)
     out = []
     for tp in bgp.triples:
         terms = []
@@ -425,30 +476,59 @@ def _instantiate(ch: Chooser, bgp: A.BGP, binding: dict) -> list:
     return out
 
 
-def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple]) -> list[tuple[list, str]]:
-    """Elements ``(triples, stream)``, in order, that instantiate one event clause of ``q`` under one binding (a
-    planted match: the SEQ items of its window patterns in order, each negated item with probability 0.3)."""
+def _episode(ch: Chooser, q: A.Query, hints: Sequence[tuple], options: Any = None,
+             p_neg: float = 0.3) -> list[list[tuple[list, str]]]:
+    """Groups of elements ``(triples, stream)``, in order, that instantiate one event clause of ``q`` under one
+    binding (a planted match: the SEQ items of its window patterns in order, each negated item with probability
+    ``p_neg``).  The elements of one group get one start time (:func:`gen_stream`): a planted negated item (or the first
+    item of a negated window) shares the start of the item before or after it in 70% of the cases (the closed and
+    strict bounds of ``SEQ_WO``, ``NO_HEAD``, ``NO_TAIL``); under ``bgp_scope=join`` a BGP of several triple
+    patterns is split over several elements in 80% of the cases (at one start or in a row)."""
     binding: dict = {}
     subjects = [t[0] for t in hints]
     binding[Variable("x")] = ch.choice(subjects) if subjects and ch.boolean(0.7) else _u(ch.choice(NODE_DRAW))
     ec = ch.choice(list(q.events))
     refs = [ec] if isinstance(ec, A.WinRef) else list(ec.items)
-    out = []
+    out: list[list[tuple[list, str]]] = []
+    glue_next = False
+    split = options is not None and options.bgp_scope == "join"
     for r in refs:
-        if isinstance(r, A.Neg) and not ch.boolean(0.3):
+        if isinstance(r, A.Neg) and not ch.boolean(p_neg):
             continue
         w = q.window((r.item if isinstance(r, A.Neg) else r).name)
         items = [w.pattern] if isinstance(w.pattern, A.BGP) else list(w.pattern.items)
-        for it in items:
-            if isinstance(it, A.Neg) and not ch.boolean(0.3):
+        for n_it, it in enumerate(items):
+            neg = isinstance(it, A.Neg)
+            if neg and not ch.boolean(p_neg):
                 continue
-            bgp = it.item if isinstance(it, A.Neg) else it
-            out.append((_instantiate(ch, bgp, dict(binding) if isinstance(it, A.Neg) else binding), str(w.stream)))
+            blocker = neg or (isinstance(r, A.Neg) and n_it == 0)
+            bgp = it.item if neg else it
+            triples = _instantiate(ch, bgp, dict(binding) if neg else binding, q.filters)
+            if split and len(triples) > 1 and ch.boolean(0.8):
+                els = [([tr], str(w.stream)) for tr in triples]
+                tie = ch.boolean(0.5)
+                groups = [els] if tie else [[e] for e in els]
+            else:
+                groups = [[(triples, str(w.stream))]]
+            glue_prev = glue_next
+            glue_next = False
+            if blocker and ch.boolean(0.7):
+                if ch.boolean(0.5):
+                    glue_prev = True
+                else:
+                    glue_next = True
+            for g in groups:
+                if glue_prev and out:
+                    out[-1] = out[-1] + g
+                else:
+                    out.append(g)
+                glue_prev = False
     return out
 
 
 def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, *, long: bool = False,
-               query: Optional[A.Query] = None, hints: Sequence[tuple] = ()) -> list:
+               query: Optional[A.Query] = None, hints: Sequence[tuple] = (), options: Any = None,
+               p_neg: float = 0.3) -> list:
     """A random stream of ``length`` elements (module docstring), sorted by ``(start, position)``.  With a
     ``query`` that reads streams, mostly half or more of the elements are planted matches of its event clauses
     (:func:`_episode`; their ``?x`` often a subject of the static triples ``hints``), interleaved with random ones."""
@@ -458,33 +538,38 @@ def gen_stream(ch: Chooser, length: int, streams: Sequence[str] = STREAMS, *, lo
     from ceplab.semantics.rdfstream import StreamElement
 
     names = list(streams)
-    queues: list[list[tuple[list, Optional[str]]]] = []
+    queues: list[list[list[tuple[list, Optional[str]]]]] = []
     budget = length
     if query is not None and query.events:
         target = ch.integer(0, length) if ch.boolean(0.3) else ch.integer(length // 2, length)
         planted = 0
         while planted < target:
-            ep = _episode(ch, query, hints)[:budget]
+            ep = []
+            for g in _episode(ch, query, hints, options, p_neg):
+                if len(g) > budget:
+                    break
+                ep.append(g)
+                budget -= len(g)
             if not ep:
                 break
             queues.append(ep)
-            planted += len(ep)
-            budget -= len(ep)
-    queues += [[_noise(ch)] for _ in range(budget)]
-    contents: list[tuple[list, Optional[str]]] = []
+            planted += sum(len(g) for g in ep)
+    queues += [[[_noise(ch)]] for _ in range(budget)]
+    contents: list[tuple[list, Optional[str], bool]] = []
     while queues:                                                # interleave, each episode in its order
         k = ch.integer(0, len(queues) - 1)
-        contents.append(queues[k].pop(0))
+        group = queues[k].pop(0)
+        contents += [(tr, st_, j > 0) for j, (tr, st_) in enumerate(group)]
         if not queues[k]:
             queues.pop(k)
     raw: list[tuple[list, int, int, str]] = []
     t = ch.integer(0, 2)
-    for i, (triples, stream) in enumerate(contents):
+    for i, (triples, stream, tied) in enumerate(contents):
         if raw and stream is None and ch.boolean(0.1):          # a duplicate (same graph and interval)
             g, a, b, s = raw[ch.integer(0, len(raw) - 1)]
             raw.append((g, a, b, s if ch.boolean(0.7) else ch.choice(names)))
             continue
-        if i:
+        if i and not tied:
             t += ch.choice([0, 0, 1, 1, 1, 2, 3] if not long else [0, 1, 1, 1, 2])
         end = t if ch.boolean(0.8) else t + ch.integer(1, 4)
         if stream is None:
@@ -518,33 +603,77 @@ def gen_options(ch: Chooser) -> Any:
     return Options(**kw)
 
 
-def gen_case(ch: Chooser, length: int, *, long: bool = False) -> tuple[str, list]:
-    """``(query text with its static data and horizon as comment lines, stream)``."""
+def gen_case(ch: Chooser, length: int, *, long: bool = False, options: Any = None) -> tuple[str, list]:
+    """``(query text with its static data and horizon as comment lines, stream)``; ``options`` (the case's switches)
+    steer the planted matches (:func:`_episode`)."""
+    text, stream, _o = _case(ch, length, long, options)
+    return text, stream
+
+
+def _case(ch: Chooser, length: int, long: bool, options: Any = None) -> tuple[str, list, Any]:
+    """:func:`gen_case`, and with ``options=None`` the switches drawn (:func:`gen_options`) after the query and
+    before the stream, so that they steer the stream's planted matches and the queries stay those of the seed."""
     from ceplab.semantics.cqels.results import default_until
     from ceplab.workbench.langs.cqels.query import CqelsQuery, render_query
 
     drawn = gen_static(ch)
     hints = sorted({t for part in (drawn or ()) if part for t in part}, key=str)
-    q = gen_query_ast(ch, long=long, static_hints=hints)
-    stream = gen_stream(ch, length, long=long, query=q, hints=hints)
+    q = add_boundary_filters(ch, gen_query_ast(ch, long=long, static_hints=hints))
+    if options is None:
+        options = gen_options(ch)
+    stream = gen_stream(ch, length, long=long, query=q, hints=hints, options=options)
     last = max([e.end for e in stream], default=0)
     static = static_data(ch, drawn, last + 2)
     until = None
     if ch.boolean(0.2):
         h = default_until(q, stream, static.change_times if static is not None else ())
         until = ch.integer(0, h + 3)
-    return render_query(CqelsQuery(q, static, until)), stream
+    return render_query(CqelsQuery(q, static, until)), stream, options
+
+
+def gen_negation_case(ch: Chooser, length: int) -> tuple[str, list, Any]:
+    """A case on one window and nothing else (no static part, no other window, no top-level FILTER, ``SELECT *``)
+    whose pattern is a ``SEQ`` of 2-3 BGPs (mostly 3) with one negated item (head, middle (mostly) or tail, i.e.
+    ``NO_HEAD``, ``SEQ_WO``, ``NO_TAIL``) and no FILTERs but :func:`add_boundary_filters`', on a stream whose
+    planted matches include the negated item in 60% of the cases and
+    mostly at the start of a neighbour (:func:`_episode`): the boundaries of docs/semantics/cqels.md#cqels-3.2 and
+    #cqels-opt-wo_bounds decide the answers, undiluted by joins."""
+    from ceplab.workbench.langs.cqels.query import CqelsQuery, render_query
+
+    vs = _Vars()
+    shared = [Variable("x")]
+    n = 3 if ch.boolean(0.7) else 2
+    neg = (1 if ch.boolean(0.6) else ch.choice([0, 2])) if n == 3 else ch.choice([0, 1])
+    items = []
+    for i in range(n):
+        b = A.BGP(gen_bgp(ch, vs, shared).triples)          # no drawn FILTER: only boundary ones (below)
+        items.append(A.Neg(b) if i == neg else b)
+    pattern = A.SeqTSP(tuple(items))
+    spec = gen_spec(ch, False, True)
+    window = A.Window(_u("W0"), _u(ch.choice(list(STREAMS))), spec, pattern)
+    q = add_boundary_filters(ch, A.Query(None, (), (window,), (A.WinRef(window.name),), (), prefixes=PREFIXES))
+    options = gen_options(ch)
+    stream = gen_stream(ch, length, query=q, options=options, p_neg=0.6)
+    return render_query(CqelsQuery(q, None, None)), stream, options
+
+
+#: Share of random cases that are negation cases (:func:`gen_negation_case`).
+P_NEGATION_CASE = 0.12
 
 
 def random_case(rng: random.Random, length: int, *, long: bool = False) -> tuple[str, list, Any]:
     """Spark fuzzing entry: ``(query text, stream, Options)`` from a seeded ``random.Random``; with ``long`` (or for
-    one case in ten) the stream has 40-200 elements and the windows are small."""
+    one case in ten) the stream has 40-200 elements and the windows are small.  The switches are drawn before the
+    stream and steer its planted matches (:func:`_case`).  After the case is drawn, with probability
+    :data:`P_NEGATION_CASE` (not for long ones) it is replaced by a :func:`gen_negation_case` drawn next."""
     ch = RandomChooser(rng)
     if long or ch.boolean(0.1):
         long = True
         length = ch.integer(40, 200)
-    text, stream = gen_case(ch, length, long=long)
-    return text, stream, gen_options(ch)
+    case = _case(ch, length, long)
+    if not long and ch.boolean(P_NEGATION_CASE):
+        return gen_negation_case(ch, length)
+    return case
 
 
 # ----------------------------------------------------------------------------- hypothesis

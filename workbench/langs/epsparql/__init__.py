@@ -156,39 +156,57 @@ SWITCHES: dict[str, tuple] = {
 }
 
 
+#: Tick lengths (seconds) random cases draw besides the default 86400 (docs/semantics/epsparql.md#epsparql-A15).
+TICK_SECONDS: tuple[int, ...] = (3600, 60, 1)
+
+
 def random_options(rng: random.Random) -> Options:
-    """Random switches: each one non-default with probability 0.15."""
-    kw = {k: rng.choice(v) for k, v in SWITCHES.items() if rng.random() < 0.15}
+    """Random switches: each one non-default with probability 0.15; ``tick_seconds`` one of :data:`TICK_SECONDS`
+    with probability 0.15."""
+    kw: dict[str, Any] = {k: rng.choice(v) for k, v in SWITCHES.items() if rng.random() < 0.15}
+    if rng.random() < 0.15:
+        kw["tick_seconds"] = rng.choice(TICK_SECONDS)
     return Options(**kw)
 
 
 #: Fraction of random cases (Spark fuzzing) that draw background knowledge (a static graph and an RDFS ontology).
 P_BACKGROUND = 0.25
+#: Fraction of random cases with a long stream (40-200 occurrences) and a small ``getDURATION()`` bound.
+P_LONG = 0.05
 
 
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
-    """A seeded random case: the shared generator's (query text, stream) plus random switches. With probability
-    :data:`P_BACKGROUND` (decided first) the case has background knowledge, written inline into the query text
-    (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
-    replay it. Query texts that do not parse or that the oracle's compiler refuses (``UnsupportedError``) are
-    redrawn from the same ``rng`` (at most 30 times); the engine is not consulted, so a query it refuses while
-    the oracle answers it is counted by the campaign as an engine refusal."""
+    """A seeded random case: random switches (drawn first: the query's time literals are written for their
+    ``tick_seconds``, and the operators their non-default values affect are drawn more often,
+    :func:`~ceplab.workbench.langs.epsparql.generators.focus_operators`) and the shared generator's (query text,
+    stream). With probability :data:`P_BACKGROUND` the case has background knowledge, written inline into the query
+    text (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
+    replay it; with probability :data:`P_LONG` the stream has 40-200 occurrences
+    (:func:`~ceplab.workbench.langs.epsparql.generators.random_epsparql_case`'s ``long``). Query texts that do not
+    parse or that the oracle's compiler refuses (``UnsupportedError``) are redrawn from the same ``rng`` (at most 30
+    times); the engine is not consulted, so a query it refuses while the oracle answers it is counted by the
+    campaign as an engine refusal."""
     from ceplab.asp.epsparql import background_facts, compile_queryset
-    from ceplab.workbench.langs.epsparql.generators import random_epsparql_case
+    from ceplab.workbench.langs.epsparql.generators import focus_operators, random_epsparql_case
 
+    options = random_options(rng)
     text, stream = "", []
     background = rng.random() < P_BACKGROUND
+    long = rng.random() < P_LONG
+    if long:
+        length = rng.randint(40, 200)
     for _ in range(30):
-        text, stream = random_epsparql_case(rng, length, background=background)
+        text, stream = random_epsparql_case(rng, length, background=background, long=long,
+                                            tick_seconds=options.tick_seconds, focus=focus_operators(options))
         try:
             query, bg = unwrap(_parse(text))
-            compile_queryset(query, Options(), bg is not None)
+            compile_queryset(query, options, bg is not None)
             if bg is not None:
                 background_facts(bg)
         except (ParseError, UnsupportedError):
             continue
         break
-    return text, stream, random_options(rng)
+    return text, stream, options
 
 
 def _real_cases() -> list:

@@ -7,11 +7,20 @@ FILTERs on values / BOUND / the time functions, occasionally a CONSTRUCT feeding
 :func:`random_epsparql_case` (a fraction of Spark cases also draw background knowledge,
 :func:`gen_epsparql_background`: static triples and an RDFS schema over the same vocabulary); bundle
 :class:`EpsparqlStrategies`.
+
+Besides the operators, what the campaign draws (docs/semantics/epsparql.md#epsparql-2.2, #epsparql-A15): FILTERs
+with ``&&``, ``||``, ``!`` of any condition, all six comparisons, arithmetic and unary minus on values, duration
+bounds written every way (``getDURATION() < k``, ``k > getDURATION()``, ``getENDTIME() - getSTARTTIME() <= k``,
+against ``xsd:duration`` literals) and ``xsd:dateTime`` bounds on the time functions, both written for the case's
+``tick_seconds``; ``(expr AS ?e0)`` in the projection, ``DISTINCT``/``REDUCED``, sub-SELECTs, variable predicates,
+``;``/``,`` lists, decimal, negative and string literals in patterns and streams; long streams (40-200
+occurrences under a small ``getDURATION()`` bound); operators whose answers a drawn non-default switch changes
+drawn more often (:func:`focus_operators`).
 """
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from hypothesis import strategies as st
 
@@ -43,25 +52,71 @@ def _epsparql_triple(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
         o = ch.choice(list(_EPSPARQL_VARS) + [":" + c for c in EPSPARQL_CLASSES])
         vs = {v for v in (s, o) if v.startswith("?")}
         return f"{s} a {o}", vs
-    p = ":" + p
+    p = ":" + p if not ch.boolean(0.05) else "?pp"
     o = ch.choice(list(_EPSPARQL_VARS) + [str(ch.choice(EPSPARQL_VALUES))])
-    vs = {v for v in (s, o) if v.startswith("?")}
+    if not o.startswith("?") and ch.boolean(0.15):
+        o = ch.choice([f"{o}.5", f"-{o}", f"{o}.0", f'"{o}"'])
+    vs = {v for v in (s, p, o) if v.startswith("?")}
     return f"{s} {p} {o}", vs
 
 
-def _epsparql_filter(ch: Chooser, vs: Sequence[str]) -> str:
-    """A FILTER expression over the variables ``vs`` and the group's interval (boundary constants)."""
+def _time_literal(ch: Chooser, k: int, tick_seconds: int, kind: str) -> str:
+    """``k`` ticks as an ``xsd:duration`` (``kind == "dur"``) or ``xsd:dateTime`` literal under ``tick_seconds``
+    (86400: days, 3600: hours, 60: minutes, else seconds), so the literal is a whole number of ticks (A15)."""
+    unit = {86400: "D", 3600: "H", 60: "M"}.get(tick_seconds, "S")
+    secs = k * tick_seconds
+    if kind == "dur":
+        text = f"P{k}D" if unit == "D" else f"PT{k}{unit}"
+        return f'"{text}"^^<http://www.w3.org/2001/XMLSchema#duration>'
+    import datetime as _dt
+
+    when = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=secs)
+    return f'"{when.isoformat()}Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>'
+
+
+def _value_operand(ch: Chooser, v: str) -> str:
+    """``v``, or arithmetic on it (``+ - *``, unary minus)."""
+    k = ch.integer(0, 9)
+    if k == 7:
+        return f"{v} {ch.choice(['+', '-', '*'])} {ch.choice(EPSPARQL_VALUES)}"
+    if k == 8:
+        return f"-{v}"
+    return v
+
+
+def _epsparql_filter(ch: Chooser, vs: Sequence[str], tick_seconds: int = 86400, depth: int = 1) -> str:
+    """A FILTER expression over the variables ``vs`` and the group's interval: the time functions against small
+    boundary constants (also mirrored, ``k > getDURATION()``, as ``getENDTIME() - getSTARTTIME()``, and against
+    ``xsd:duration`` / ``xsd:dateTime`` literals written for ``tick_seconds``), ``BOUND``, value comparisons with
+    all six operators (arithmetic and unary minus on the variable now and then), and (``depth`` > 0) ``&&``,
+    ``||`` and ``!`` of smaller ones."""
     k = ch.integer(0, 4)
-    kinds = ["dur", "dur_le", "start", "end", "bound", "notbound"] + (["val", "val2", "or"] if vs else [])
+    kinds = (["dur", "dur_le", "start", "end", "bound", "notbound", "dur_mirror", "dur_diff", "dur_lit", "time_lit"]
+             + (["val", "val", "val2", "or"] if vs else []) + (["and", "not", "or2"] if depth > 0 else []))
     kind = ch.choice(kinds)
     if kind == "dur":
-        return f"getDURATION() < {k}"
+        return f"getDURATION() {ch.choice(['<', '<', '<', '>', '>='])} {k}"
     if kind == "dur_le":
         return f"getDURATION() <= {k}"
+    if kind == "dur_mirror":
+        return f"{k} {ch.choice(['>', '>=', '<', '<='])} getDURATION()"
+    if kind == "dur_diff":
+        return f"getENDTIME() - getSTARTTIME() {ch.choice(['<', '<=', '='])} {k}"
+    if kind == "dur_lit":
+        return f"getDURATION() {ch.choice(['<', '<=', '>'])} {_time_literal(ch, k, tick_seconds, 'dur')}"
+    if kind == "time_lit":
+        fn = ch.choice(["getSTARTTIME()", "getENDTIME()"])
+        return f"{fn} {ch.choice(['<', '>=', '<=', '>'])} {_time_literal(ch, ch.integer(0, 8), tick_seconds, 'dt')}"
     if kind == "start":
-        return f"getSTARTTIME() >= {ch.integer(0, 8)}"
+        return f"getSTARTTIME() {ch.choice(['>=', '>', '='])} {ch.integer(0, 8)}"
     if kind == "end":
-        return f"getENDTIME() < {ch.integer(0, 8)}"
+        return f"getENDTIME() {ch.choice(['<', '<='])} {ch.integer(0, 8)}"
+    if kind == "and":
+        return f"{_epsparql_filter(ch, vs, tick_seconds, 0)} && {_epsparql_filter(ch, vs, tick_seconds, 0)}"
+    if kind == "not":
+        return f"!({_epsparql_filter(ch, vs, tick_seconds, 0)})"
+    if kind == "or2":
+        return f"({_epsparql_filter(ch, vs, tick_seconds, 0)} || {_epsparql_filter(ch, vs, tick_seconds, 0)})"
     pool = list(vs) or list(_EPSPARQL_VARS)
     v = ch.choice(pool)
     if kind == "bound":
@@ -69,76 +124,134 @@ def _epsparql_filter(ch: Chooser, vs: Sequence[str]) -> str:
     if kind == "notbound":
         return f"!BOUND({v})"
     if kind == "val":
-        return f"{v} {ch.choice(['<', '=', '!=', '>='])} {ch.choice(EPSPARQL_VALUES)}"
+        c = str(ch.choice(EPSPARQL_VALUES))
+        if ch.boolean(0.15):
+            c = ch.choice([f"{c}.5", f"-{c}", f"{c}.0"])
+        left, right = _value_operand(ch, v), c
+        if ch.boolean(0.2):
+            left, right = right, left
+        return f"{left} {ch.choice(['<', '=', '!=', '>=', '>', '<='])} {right}"
     if kind == "val2":
-        return f"{v} {ch.choice(['<', '=', '!='])} {ch.choice(pool)}"
+        return f"{v} {ch.choice(['<', '=', '!=', '>', '<=', '>='])} {ch.choice(pool)}"
     return f"{v} = {ch.choice(EPSPARQL_VALUES)} || getDURATION() > {k}"
 
 
+def _leaf(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
+    """A triples block of 1 (mostly) or 2 patterns; two patterns on one subject are written now and then as a
+    ``;`` (predicate-object) or ``,`` (object) list."""
+    n = 2 if ch.boolean(0.3) else 1
+    tps, vs = [], set()
+    for _ in range(n):
+        t, v = _epsparql_triple(ch, preds)
+        tps.append(t)
+        vs |= v
+    if n == 2 and ch.boolean(0.4):
+        s0, p0, o0 = tps[0].split(" ", 2)
+        _s1, p1, o1 = tps[1].split(" ", 2)
+        terms = (s0, p0, o0, o1) if p0 == p1 or ch.boolean(0.3) else (s0, p0, o0, p1, o1)
+        text = f"{s0} {p0} {o0} , {o1}" if len(terms) == 4 else f"{s0} {p0} {o0} ; {p1} {o1}"
+        return text, {x for x in terms if x.startswith("?")}
+    return " . ".join(tps), vs
+
+
 def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQL_PREDICATES,
-                         p_filter: float = 0.25) -> tuple[str, set[str]]:
+                         p_filter: float = 0.25, tick_seconds: int = 86400,
+                         focus: Sequence[str] = ()) -> tuple[str, set[str]]:
     """A random group graph pattern (text with explicit braces) and the variables it mentions.
 
-    Leaves are triples blocks of 1 (mostly) or 2 patterns ``?s|:a :p ?x|?y|?z|0..2``; inner nodes one of
+    Leaves are triples blocks of 1 (mostly) or 2 patterns ``?s|:a :p|?pp ?x|?y|?z|0..2`` (sometimes a decimal,
+    negative or string object, a ``;``/``,`` list), now and then wrapped in a sub-SELECT; inner nodes one of
     :data:`EPSPARQL_OPS` (Join as juxtaposition); an optional operand sometimes carries a FILTER (its ``F``),
-    any group sometimes a group-level FILTER (values, ``BOUND``, ``getDURATION()``/``getSTARTTIME()``/
-    ``getENDTIME()`` against small boundary constants). ``depth`` bounds the operator nesting.
+    any group sometimes a group-level FILTER (:func:`_epsparql_filter`; time literals for ``tick_seconds``).
+    ``depth`` bounds the operator nesting.  Operators in ``focus`` are drawn four times as often, and their
+    optional / mandatory operand carries a FILTER twice as often (:func:`focus_operators`).
     """
     if depth <= 0 or ch.boolean(0.3):
-        n = 2 if ch.boolean(0.3) else 1
-        tps, vs = [], set()
-        for _ in range(n):
-            t, v = _epsparql_triple(ch, preds)
-            tps.append(t)
-            vs |= v
-        body = " . ".join(tps)
+        body, vs = _leaf(ch, preds)
+        if vs and ch.boolean(0.06):
+            proj = sorted(v for v in vs if ch.boolean(0.7)) or sorted(vs)[:1]
+            mod = ch.choice(["", "", "DISTINCT ", "REDUCED "])
+            filt = f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)})" if ch.boolean(0.3) else ""
+            body = f"{{ SELECT {mod}{' '.join(proj)} WHERE {{ {body}{filt} }} }}"
+            vs = set(proj)
     else:
-        op = ch.choice(EPSPARQL_OPS)
-        left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter)
-        right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter)
+        op = ch.choice(EPSPARQL_OPS + tuple(focus) * 3)
+        left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, focus)
+        right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, focus)
         vs = lv | rv
-        if op in ("OPTIONAL", "EQUALSOPTIONAL") and ch.boolean(0.3):
-            right = "{ " + right + f" FILTER ({_epsparql_filter(ch, sorted(vs))}) }}"
-        if op == "OPTIONALSEQ" and ch.boolean(0.3):
-            left = "{ " + left + f" FILTER ({_epsparql_filter(ch, sorted(vs))}) }}"
+        p_op = 0.6 if op in focus else 0.3
+        if op in ("OPTIONAL", "EQUALSOPTIONAL") and ch.boolean(p_op):
+            right = "{ " + right + f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)}) }}"
+        if op == "OPTIONALSEQ" and ch.boolean(p_op):
+            left = "{ " + left + f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)}) }}"
         body = f"{left} {right}" if op == "JOIN" else f"{left} {op} {right}"
     if ch.boolean(p_filter):
-        body += f" FILTER ({_epsparql_filter(ch, sorted(vs))})"
+        body += f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)})"
     return "{ " + body + " }", vs
 
 
 def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 0.15,
-                       p_filter: float = 0.25, types: bool = False) -> str:
+                       p_filter: float = 0.25, types: bool = False, tick_seconds: int = 86400,
+                       window: Optional[int] = None, focus: Sequence[str] = ()) -> str:
     """A random EP-SPARQL query file (text): a SELECT over 3 subjects, 3 predicates and small integer
     objects, with operators nested to depth ``1..max_depth``; with probability ``p_construct`` first a
     CONSTRUCT rule deriving ``?s :d ?v`` (from a pattern over the stream predicates) whose triples the
     SELECT may read (the closure is finite: no rule reads ``:d``). Projection: ``*`` or a non-empty subset
-    of the pattern's variables. With ``types`` (cases with background knowledge, :func:`gen_epsparql_background`)
-    triple patterns may also be ``?s a ?x|:C0..:C2`` (``rdf:type``), so that domain/range/subclass entailments
-    reach the answers. The text may still be refused (e.g. a SELECT without variables); callers redraw."""
+    of the pattern's variables, sometimes with an ``(expr AS ?e)`` and ``DISTINCT``/``REDUCED``. With ``types``
+    (cases with background knowledge, :func:`gen_epsparql_background`) triple patterns may also be ``?s a
+    ?x|:C0..:C2`` (``rdf:type``), so that domain/range/subclass entailments reach the answers.  Time literals in
+    FILTERs are written for ``tick_seconds``; with ``window``, the SELECT's pattern is wrapped as ``{ P FILTER
+    (getDURATION() < window) }``; ``focus``: operators drawn more often (:func:`gen_epsparql_pattern`).  The text
+    may still be refused (e.g. a SELECT without variables); callers redraw."""
     parts = [_EPSPARQL_PREFIX]
     base: tuple[str, ...] = tuple(EPSPARQL_PREDICATES) + ((EPSPARQL_TYPE,) if types else ())
     preds: Sequence[str] = base
     if ch.boolean(p_construct):
-        where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), base, p_filter)
+        where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), base, p_filter, tick_seconds, focus)
         subj = "?s" if "?s" in vs else ":" + ch.choice(EPSPARQL_SUBJECTS)
         obj = ch.choice(sorted(vs)) if vs else str(ch.choice(EPSPARQL_VALUES))
         parts.append(f"CONSTRUCT {{ {subj} :{EPSPARQL_DERIVED} {obj} }} WHERE {where}\n")
         preds = base + (EPSPARQL_DERIVED,)
-    where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter)
+    where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter, tick_seconds, focus)
+    if window is not None:
+        where = f"{{ {where} FILTER (getDURATION() < {window}) }}"
     if not vs or ch.boolean(0.4):
         head = "*"
     else:
         pool = sorted(vs)
         head = " ".join(v for v in pool if ch.boolean(0.6)) or pool[0]
-    parts.append(f"SELECT {head} WHERE {where}\n")
+        if ch.boolean(0.15):
+            v = ch.choice(pool)
+            e = ch.choice([f"{v} + {ch.choice(EPSPARQL_VALUES)}", f"-{v}", "getDURATION()", "getENDTIME() - 1",
+                           f"{v} * 2"])
+            head += f" ({e} AS ?e0)"
+    mod = ""
+    if ch.boolean(0.15):
+        mod = ch.choice(["DISTINCT ", "REDUCED "])
+    parts.append(f"SELECT {mod}{head} WHERE {where}\n")
     return "".join(parts)
 
 
+def focus_operators(options: Any) -> tuple[str, ...]:
+    """The operators whose answers the non-default switch values of ``options`` change (A6-A8 of
+    docs/semantics/epsparql.md): ``OPTIONALSEQ`` for ``srj_filter_interval=mandatory``, ``OPTIONAL`` and
+    ``EQUALSOPTIONAL`` for ``lj_filter_interval=hull``, ``optional_end=strict`` and ``optional_filter=group``."""
+    out: list[str] = []
+    if options.srj_filter_interval != "combined":
+        out.append("OPTIONALSEQ")
+    if options.lj_filter_interval != "mandatory" or options.optional_filter != "operand":
+        out += ["OPTIONAL", "EQUALSOPTIONAL"]
+    if options.optional_end != "le":
+        out.append("OPTIONAL")
+    return tuple(dict.fromkeys(out))
+
+
 def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
-                        durations: Sequence[int] = (0, 0, 0, 0, 1, 2), types: bool = False) -> list[Any]:
+                        durations: Sequence[int] = (0, 0, 0, 0, 1, 2), types: bool = False,
+                        other_values: bool = False) -> list[Any]:
     """A random triple stream: ``length`` occurrences ``:s :p v`` (``v`` mostly an integer 0..2, sometimes a
-    subject IRI), start in ``0..max_time``, end = start + a duration from ``durations`` (mostly points),
+    subject IRI; with ``other_values`` (Spark cases) also a decimal, a negative integer or a string), start in
+    ``0..max_time``, end = start + a duration from ``durations`` (mostly points),
     ordered by end (stable); duplicates (same triple, same interval) are one occurrence (docs/semantics/epsparql.md#epsparql-A19), so the
     stream may be shorter than ``length``. With ``types`` about one occurrence in five is ``:s rdf:type :Ck``
     instead (classes :data:`EPSPARQL_CLASSES`)."""
@@ -152,8 +265,11 @@ def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
             o = f"<http://example.org/{ch.choice(EPSPARQL_CLASSES)}>"
         else:
             p = f"<http://example.org/{ch.choice(EPSPARQL_PREDICATES)}>"
-            o = (str(ch.choice(EPSPARQL_VALUES)) if not ch.boolean(0.1)
-                 else f"<http://example.org/{ch.choice(EPSPARQL_SUBJECTS)}>")
+            k = ch.integer(0, 19)
+            v = ch.choice(EPSPARQL_VALUES)
+            o = (str(v) if k <= 15 or (k <= 17 and not other_values) else
+                 f"<http://example.org/{ch.choice(EPSPARQL_SUBJECTS)}>" if k <= 17 or not other_values
+                 else ch.choice([f"{v}.5", f"-{v}", f'"{v}"']))
         t = ch.integer(0, max_time)
         e = t + ch.choice(list(durations))
         occ.append((e, i, f"<http://example.org/{s}> {p} {o} {t} {e} ."))
@@ -238,24 +354,38 @@ def epsparql_options() -> st.SearchStrategy[Any]:
     return st.builds(Options, **kw)
 
 
-def random_epsparql_case(rng: random.Random, length: int, background: bool = False,
+def random_epsparql_case(rng: random.Random, length: int, background: bool = False, long: bool = False,
                          **kw: Any) -> tuple[str, list]:
     """Spark fuzzing entry: ``(query_text, stream)`` drawn by the same generators as
-    :func:`epsparql_queries` / :func:`epsparql_streams`, from a seeded ``random.Random``.
+    :func:`epsparql_queries` / :func:`epsparql_streams`, from a seeded ``random.Random``; keywords go to
+    :func:`gen_epsparql_query` (e.g. ``tick_seconds``).
 
     With ``background``, the case also has background knowledge (:func:`gen_epsparql_background`, drawn first),
     written into the query text as ``# background graph: <s> <p> <o> .`` / ``# background ontology: ...``
     comment lines (:func:`ceplab.workbench.langs.epsparql.background.background_comment`; the language's ``parse`` attaches
-    them), and query and stream may use ``rdf:type`` with the ontology's classes."""
+    them), and query and stream may use ``rdf:type`` with the ontology's classes.  With ``long``, the stream's
+    times spread over ``0..length`` and the SELECT's pattern is at most one operator deep, under a
+    ``FILTER (getDURATION() < k)`` (``k`` in 1..3, the pattern's "window"), with no variable predicate and no
+    sub-SELECT, so that the oracle stays quick."""
     ch = RandomChooser(rng)
+    max_time = length if long else 8
+    if long:
+        kw = {**kw, "max_depth": 1, "p_construct": 0.0, "window": ch.integer(1, 3)}
+    graph: list[str] = []
+    onto: list[str] = []
+    if background:
+        graph, onto = gen_epsparql_background(ch)
+    text = gen_epsparql_query(ch, types=background, **kw)
+    for _ in range(10 if long else 0):      # long: no variable predicate, no sub-SELECT (they match everything)
+        if "?pp" not in text and text.count("SELECT") == 1:
+            break
+        text = gen_epsparql_query(ch, types=background, **kw)
+    stream = gen_epsparql_stream(ch, length, max_time=max_time, types=background, other_values=True)
     if not background:
-        text = gen_epsparql_query(ch, **kw)
-        return text, gen_epsparql_stream(ch, length)
+        return text, stream
     from ceplab.workbench.langs.epsparql.background import background_comment
 
-    graph, onto = gen_epsparql_background(ch)
-    text = gen_epsparql_query(ch, types=True, **kw)
-    return background_comment(graph, onto) + text, gen_epsparql_stream(ch, length, types=True)
+    return background_comment(graph, onto) + text, stream
 
 
 class EpsparqlStrategies:

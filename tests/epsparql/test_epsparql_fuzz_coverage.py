@@ -1,0 +1,78 @@
+"""What the seeded EP-SPARQL fuzz generator draws (``ceplab fuzz epsparql``, workbench/langs/epsparql/generators.py):
+every value of every closed switch, several tick lengths (docs/semantics/epsparql.md#epsparql-A15), and the query
+constructs and stream shapes of docs/semantics/epsparql.md#epsparql-2.2 that the campaign once never drew (time
+literals, ``&&``, arithmetic, unary minus, ``!``, every comparison, mirrored duration bounds, ``AS``,
+``DISTINCT``/``REDUCED``, sub-SELECTs, variable predicates, ``;``/``,`` lists, decimal and negative literals, long
+streams), so that a generator change that stops drawing one of them fails here."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from ceplab.semantics.epsparql.options import Options
+from ceplab.workbench.coverage import case_features, switch_values, tally
+from ceplab.workbench.langs.epsparql import LANGUAGE as L
+from ceplab.workbench.spark import case_rng
+
+N = 300
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """The first ``N`` cases of the default campaign (seed 0, length 6): (text, parsed query, stream, options)."""
+    out = []
+    for i in range(N):
+        text, stream, options = L.random_case(case_rng(0, "epsparql", i), 6)
+        out.append((text, L.parse(text), stream, options))
+    return out
+
+
+def test_every_closed_switch_value_and_several_tick_lengths_are_drawn(drawn):
+    counts = tally(Options, (case_features(L, q, s, o) for _t, q, s, o in drawn))
+    rare = {k: counts[k] for k in switch_values(Options) if counts[k] < 10}
+    assert not rare, rare
+    ticks = Counter(o.tick_seconds for *_x, o in drawn)
+    assert len(ticks) >= 3 and ticks[86400] < N, ticks
+
+
+def test_operators_and_constructs_are_drawn(drawn):
+    ops: Counter = Counter()
+    for _t, q, s, o in drawn:
+        ops.update(f for f in case_features(L, q, s, o) if f.startswith("op:"))
+    for f in ("op:And", "op:Or", "op:Not", "op:Neg", "op:Arith.op=+", "op:Arith.op=-", "op:Extend", "op:Project",
+              "op:Cmp.op=<", "op:Cmp.op=<=", "op:Cmp.op=>", "op:Cmp.op=>=", "op:Cmp.op==", "op:Cmp.op=!="):
+        assert ops[f] >= 5, (f, ops[f])
+
+
+def test_texts_and_streams_have_the_rare_shapes(drawn):
+    c: Counter = Counter()
+    for text, _q, stream, o in drawn:
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+        c["duration-literal"] += "XMLSchema#duration>" in body
+        c["datetime-literal"] += "XMLSchema#dateTime>" in body
+        c["and"] += "&&" in body
+        c["not-expr"] += bool(re.search(r"!\((?!BOUND)", body))
+        c["mirrored-duration"] += bool(re.search(r"\d [<>]=? getDURATION\(\)", body))
+        c["end-minus-start"] += "getENDTIME() - getSTARTTIME()" in body
+        c["as"] += " AS ?" in body
+        c["distinct"] += "DISTINCT" in body
+        c["reduced"] += "REDUCED" in body
+        c["subselect"] += bool(re.search(r"\{ SELECT", body))
+        c["variable-predicate"] += "?pp" in body
+        c["semicolon-list"] += " ; " in body
+        c["comma-list"] += " , " in body
+        c["decimal-or-negative-literal"] += bool(re.search(r"[\s(]-?\d+\.\d|[\s(]-\d", body))
+        c["long"] += len(stream) >= 40
+        c["srj-mandatory-optionalseq"] += o.srj_filter_interval == "mandatory" and "OPTIONALSEQ" in body
+        c["lj-hull-optional"] += o.lj_filter_interval == "hull" and bool(re.search(r"OPTIONAL \{", body))
+        c["stream-decimal"] += any(getattr(oc.o, "datatype", None) is not None and str(oc.o.datatype).endswith(
+            "decimal") for oc in stream)
+    for key, least in (("duration-literal", 8), ("datetime-literal", 8), ("and", 15), ("not-expr", 8),
+                       ("mirrored-duration", 8), ("end-minus-start", 8), ("as", 8), ("distinct", 5), ("reduced", 5),
+                       ("subselect", 5), ("variable-predicate", 8), ("semicolon-list", 8), ("comma-list", 5),
+                       ("decimal-or-negative-literal", 15), ("stream-decimal", 8),
+                       ("srj-mandatory-optionalseq", 10), ("lj-hull-optional", 10)):
+        assert c[key] >= least, (key, c[key], dict(c))
+    assert 0.02 * N <= c["long"] <= 0.15 * N, c["long"]
