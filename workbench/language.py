@@ -174,7 +174,8 @@ class Language:
         read_stream: ``read_stream(path) -> Stream``; raises ``StreamError``.
         options: the frozen ``Options`` dataclass of named semantic switches.
         oracle: ``oracle(query, stream, options, limits) -> OracleResult | Undecided``
-            (``limits``: :class:`ceplab.asp.oracle.Limits`); raises ``UnsupportedError``.
+            (``limits``: :class:`ceplab.asp.oracle.Limits`); raises ``UnsupportedError``.  The workbench may run
+            it in another process (:mod:`ceplab.workbench.oracle_worker`); see ``oracle_done``.
         evaluator: ``evaluator(query, options) -> Evaluator``; raises ``UnsupportedError``.
         result_to_json / result_from_json: the canonical JSON form of one result (DESIGN.md
             section 4) and its inverse.
@@ -217,6 +218,11 @@ class Language:
         benchmark: ``() -> ceplab.workbench.bench.Benchmark``, or None.
         mutants: ``() -> tuple of Mutant``: the planted engine bugs of ``ceplab bench mutants`` (at least 10 per
             language), or None.
+
+    Optional:
+        oracle_done: ``(query, stream, options, answer) -> None``, called in the caller's process with every
+            answer of ``oracle`` the workbench obtained (the oracle itself may have run in a worker process), e.g.
+            to keep what ``result_positions`` needs for the same case; or None.
 
     Scale (segmented solving, ``ceplab bench oracles``):
         locality: ``(query, options, stream) -> Locality | None``: the claim that the query's answer on
@@ -262,6 +268,7 @@ class Language:
     peers: Mapping[str, Peer] = field(default_factory=dict)
     benchmark: Callable[[], Any] | None = None
     mutants: Callable[[], tuple[Mutant, ...]] | None = None
+    oracle_done: Callable[[Query, Stream, Options, Any], None] | None = None
     locality: Callable[[Query, Options, Stream], Any] | None = None
     oracle_workload: Callable[[int, int, int], tuple[str, Stream, Options]] | None = None
     stream_chunk: Callable[[int, int, int, int], Stream] | None = None

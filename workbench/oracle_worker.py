@@ -249,7 +249,16 @@ def enabled() -> bool:
 
 def call(lang: Any, query: Any, stream: Any, options: Any, limits: Any) -> Any:
     """``lang.oracle(query, stream, options, limits)`` in the persistent worker when ``limits.isolate`` is set
-    and the call can be pickled; otherwise (or after :class:`_Repeat`) directly."""
+    and the call can be pickled; otherwise (or after :class:`_Repeat`) directly.  Then ``lang.oracle_done``
+    (if any) gets the answer in this process."""
+    answer = _call(lang, query, stream, options, limits)
+    done = getattr(lang, "oracle_done", None)
+    if done is not None:
+        done(query, stream, options, answer)
+    return answer
+
+
+def _call(lang: Any, query: Any, stream: Any, options: Any, limits: Any) -> Any:
     if not (getattr(limits, "isolate", False) and enabled()):
         return lang.oracle(query, stream, options, limits)
     inner = dataclasses.replace(limits, isolate=False)

@@ -57,3 +57,22 @@ def test_tie_positions_equal_prefix_oracles():
         by_prefix = plugin.result_positions(q, stream, options, LIMITS, res.results)
         assert cached == by_prefix, (seed, text, options)
     assert placed > 30
+
+
+def test_tie_positions_come_back_from_the_oracle_worker(monkeypatch):
+    """The workbench runs the oracle in its worker process (ceplab.workbench.oracle_worker); the tie positions of
+    that one call reach result_positions through Language.oracle_done, so no prefix oracle runs here."""
+    import ceplab.asp.etalis as AE
+    from ceplab.workbench import language, oracle_worker
+    from ceplab.workbench.compare import compare, default_limits
+
+    L = language.get("etalis")
+    q = L.parse("d <- a seq b.\ne <- a seq c.\n")
+    s = L.stream_from_json([{"type": "a", "time": 1}, {"type": "b", "time": 2}, {"type": "c", "time": 2}], "s")
+    oracle_worker.worker()                     # forked before the patch: its oracle is the real one
+    calls = []
+    real = AE.oracle
+    monkeypatch.setattr(AE, "oracle", lambda *a, **k: calls.append(1) or real(*a, **k))
+    rep = compare(L, q, s, L.options(), default_limits())
+    assert rep.verdict == "agree" and rep.oracle_count == 2
+    assert oracle_worker.enabled() and calls == []

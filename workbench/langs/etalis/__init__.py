@@ -97,11 +97,17 @@ def _oracle(query: Any, stream: Any, options: Options, limits: Any) -> Any:
 
     ties = len(stream) <= EXACT_TIES_MAX_EVENTS
     res = oracle(query, stream, options, limits, tie_positions=ties)
+    _oracle_done(query, stream, options, res)
+    return res
+
+
+def _oracle_done(query: Any, stream: Any, options: Options, res: Any) -> None:
+    """Keep the tie positions of an oracle answer for :func:`result_positions` (``Language.oracle_done``: also
+    when the oracle ran in the workbench's worker process)."""
     _LAST_TIES.clear()
     positions = getattr(res, "tie_positions", None)
-    if ties and positions is not None:
+    if len(stream) <= EXACT_TIES_MAX_EVENTS and positions is not None:
         _LAST_TIES.append((query, stream, options, positions))
-    return res
 
 
 def _cached_ties(query: Any, stream: Any, options: Options) -> dict | None:
@@ -529,6 +535,7 @@ LANGUAGE = Language(
                                     "(needs ETALIS_HOME, a checkout of github.com/sspider/etalis, and swipl "
                                     "on the PATH)", peer_etalis)},
     benchmark=_benchmark,
+    oracle_done=_oracle_done,
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
