@@ -92,6 +92,38 @@ def select_same_end(strategy: str, ces: set) -> list:
     raise UnsupportedError(f"selection strategy {strategy!r} is not supported by the engine")
 
 
+class SelectingEvaluator(Evaluator):
+    """What the evaluators that collect all complex events ending at each position share: the selection
+    strategy applied to them (:func:`select_same_end`), or, for MAX with ``max_scope="global"``, every complex
+    event held until ``close()`` (docs/semantics/cel.md#cel-3.2).  Subclasses call :meth:`_init_selection` once
+    and :meth:`_select` after each event."""
+
+    def _init_selection(self, strategy: str, options: Any) -> None:
+        self.strategy = strategy
+        self._outs: list = []
+        self._held: set = set()
+        self._deferred = strategy == "MAX" and options.max_scope == "global"
+
+    def _select(self, done: set) -> None:
+        """The complex events ``done`` that end at the current position: select now, or hold them."""
+        if self._deferred:
+            self._held |= done
+            self._outs = []
+        else:
+            self._outs = select_same_end(self.strategy, done)
+
+    def outputs(self) -> Iterator[tuple[int, ...]]:
+        return iter(self._outs)
+
+    def close(self) -> list[tuple[int, ...]]:
+        """Global MAX (``max_scope="global"``): the subset-maximal CEs of the whole stream."""
+        if not self._deferred:
+            return []
+        sets = [(c, frozenset(c)) for c in self._held]
+        self._held = set()
+        return sorted(c for c, s in sets if not any(s < t for _, t in sets))
+
+
 def _and_with_block(f: A.Formula) -> Optional[A.And]:
     for g in A.subformulas(f):
         if isinstance(g, A.And) and (A.has_nested(g.left) or A.has_nested(g.right)):
@@ -99,7 +131,7 @@ def _and_with_block(f: A.Formula) -> Optional[A.And]:
     return None
 
 
-class NestedEvaluator(Evaluator):
+class NestedEvaluator(SelectingEvaluator):
     """A query whose formula contains nested strategies (see the module docstring).
 
     Args:
@@ -186,9 +218,7 @@ class NestedEvaluator(Evaluator):
             self.span = max(s.within for s in self.sels)
         else:
             self.span = None
-        self._outs: list = []
-        self._held: set = set()
-        self._deferred = self.strategy == "MAX" and options.max_scope == "global"
+        self._init_selection(self.strategy, options)
         self._last = -1
         self.n_events = 0
         self.path = (f"{self.strategy}: nested strategies, compositional (docs/semantics/cel.md#cel-G5): "
@@ -285,22 +315,7 @@ class NestedEvaluator(Evaluator):
         finals = self.cea.finals
         done = {d for conf, ds in self.cur.items() if self._conf_state(conf) in finals
                 for d in ds if d and d[-1] == j}
-        if self._deferred:
-            self._held |= done
-            self._outs = []
-        else:
-            self._outs = select_same_end(self.strategy, done)
-
-    def outputs(self) -> Iterator[tuple[int, ...]]:
-        return iter(self._outs)
-
-    def close(self) -> list[tuple[int, ...]]:
-        """Global MAX (``max_scope="global"``): the subset-maximal CEs of the whole stream."""
-        if not self._deferred:
-            return []
-        sets = [(c, frozenset(c)) for c in self._held]
-        self._held = set()
-        return sorted(c for c, s in sets if not any(s < t for _, t in sets))
+        self._select(done)
 
     def stats(self) -> dict:
         return {"events": self.n_events, "blocks": len(self.subs),

@@ -67,7 +67,7 @@ from ceplab.semantics.cel.options import Options
 from ceplab.semantics.cel.predicates import holds
 from ceplab.semantics.errors import UnsupportedError
 
-from ceplab.engine.cel.evaluate import Evaluator
+from ceplab.engine.cel.nested import SelectingEvaluator
 
 __all__ = ["RunEvaluator"]
 
@@ -128,7 +128,7 @@ class _Program:
         return len(self.kind) - 1
 
 
-class RunEvaluator(Evaluator):
+class RunEvaluator(SelectingEvaluator):
     """Evaluate a CEL query by binding runs (see the module docstring).
 
     Args:
@@ -172,9 +172,7 @@ class RunEvaluator(Evaluator):
         self._selected: list[set] = [set() for _ in self.sels]
         self.events: dict[int, Any] = {}
         self.runs: set = {(t, env, ()) for t, env in self._start(self.prog.root, _EMPTY_ENV)}
-        self._outs: list = []
-        self._held: set = set()
-        self._deferred = self.strategy == "MAX" and options.max_scope == "global"
+        self._init_selection(self.strategy, options)
         self._last = -1
         self.n_events = 0
         self.path = (f"{self.strategy}: binding runs (EXTENSION, outside Theorem 3's constant-time "
@@ -306,8 +304,6 @@ class RunEvaluator(Evaluator):
         Raises:
             ValueError: ``e.position`` is not larger than the previous event's.
         """
-        from ceplab.engine.cel.nested import select_same_end
-
         j = e.position
         if j <= self._last:
             raise ValueError(f"event positions must increase: {j} after {self._last}")
@@ -340,22 +336,7 @@ class RunEvaluator(Evaluator):
         first = min((r[2][0] for r in new if r[2]), default=j + 1)
         for p in [p for p in self.events if p < first]:
             del self.events[p]
-        if self._deferred:
-            self._held |= done
-            self._outs = []
-        else:
-            self._outs = select_same_end(self.strategy, done)
-
-    def outputs(self) -> Iterator[tuple[int, ...]]:
-        return iter(self._outs)
-
-    def close(self) -> list[tuple[int, ...]]:
-        """Global MAX (``max_scope="global"``): the subset-maximal CEs of the whole stream."""
-        if not self._deferred:
-            return []
-        sets = [(c, frozenset(c)) for c in self._held]
-        self._held = set()
-        return sorted(c for c, s in sets if not any(s < t for _, t in sets))
+        self._select(done)
 
     def stats(self) -> dict:
         return {"events": self.n_events, "live_runs": len(self.runs),
