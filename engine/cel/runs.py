@@ -59,7 +59,7 @@ block's own ``WITHIN`` bounds them too).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 from ceplab.semantics.cel import ast as A
 from ceplab.semantics.cel.analysis import vdef
