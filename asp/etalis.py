@@ -41,6 +41,7 @@ from typing import Iterable, Sequence
 import clingo
 
 from ceplab.asp import etalis_policy
+from ceplab.asp.etalis_terms import TieResult, tie_groups  # noqa: F401 - part of this module's interface
 from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
 from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_string, isolated
 from ceplab.semantics.errors import ModelError, UnsupportedError
@@ -266,26 +267,6 @@ def _results(symbols: Iterable[clingo.Symbol]) -> set[Result]:
         if text is None:
             text = atoms[a] = str(decode_atom(clingo.parse_term(a)))
         out.add((text, int(s), int(e)))
-    return out
-
-
-@dataclass(frozen=True)
-class TieResult(OracleResult):
-    """An :class:`~ceplab.asp.oracle.OracleResult` that also says, for each result ending at a time ``t`` at
-    which several stream events end (a tie group), the index (into the stream) of the first event of the group
-    whose stream prefix already entails it (docs/semantics/etalis.md#etalis-9.7.3).  Results of other end times
-    are not in ``tie_positions``; a result whose prefix answers could not be decided is left out too."""
-    tie_positions: dict = field(default_factory=dict)
-
-
-def tie_groups(events: Sequence[StreamEvent]) -> list[tuple[int, int]]:
-    """``(lo, hi)`` index ranges of the maximal runs of at least two consecutive events with the same end."""
-    out, lo = [], 0
-    for i in range(1, len(events) + 1):
-        if i == len(events) or int(events[i].end) != int(events[lo].end):
-            if i - lo >= 2:
-                out.append((lo, i))
-            lo = i
     return out
 
 

@@ -42,7 +42,7 @@ from typing import Sequence
 
 import clingo
 
-from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
+from ceplab.asp.etalis_terms import TieResult, ClingoVars, atom, comment, decode_atom, dnf, tie_groups, tuple_text
 from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undecided, isolated
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
@@ -344,7 +344,6 @@ def _tie_positions(atoms: clingo.SymbolicAtoms, events: Sequence[StreamEvent], f
     dispatched it, clipped to the group.  The run on the prefix ``events[:i+1]`` is this run up to the end of
     input ``i`` (plus time points after it, which end later), so this is the first prefix that entails the result
     (docs/semantics/etalis.md#etalis-9.7.3)."""
-    from ceplab.asp.etalis import tie_groups
 
     groups = {int(events[lo].end): (lo, hi) for lo, hi in tie_groups(events)}
     if not groups:
@@ -476,7 +475,6 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         r = _run(program, events, options, limits, include_input, max_steps, False, tie_positions)
         r.stats.calls = 0
         if tie_positions:
-            from ceplab.asp.etalis import TieResult
             return TieResult(r.results, r.stats, r.tie_positions)
         return OracleResult(r.results, r.stats)
 

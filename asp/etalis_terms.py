@@ -16,14 +16,16 @@ Where-conditions are put in negation normal form and expanded into disjunctive n
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Iterable, Sequence
 
 import clingo
 
-from ceplab.asp.oracle import asp_string, asp_unstring
+from ceplab.asp.oracle import OracleResult, asp_string, asp_unstring
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.streams import StreamEvent
 
 __all__ = ["ClingoVars", "tuple_text", "term", "atom", "dnf", "comment", "decode_term", "decode_atom"]
 
@@ -165,3 +167,24 @@ def decode_atom(sym: clingo.Symbol) -> A.EventAtom:
     """Inverse of :func:`atom` on a ground ``e("name",args..)`` symbol (raises as :func:`decode_term`)."""
     args = sym.arguments
     return A.EventAtom(asp_unstring(args[0].string), tuple(decode_term(a) for a in args[1:]))
+
+
+# ------------------------------------------------------------------------------------------------ tie positions
+@dataclass(frozen=True)
+class TieResult(OracleResult):
+    """An :class:`~ceplab.asp.oracle.OracleResult` that also says, for each result ending at a time ``t`` at
+    which several stream events end (a tie group), the index (into the stream) of the first event of the group
+    whose stream prefix already entails it (docs/semantics/etalis.md#etalis-9.7.3).  Results of other end times
+    are not in ``tie_positions``; a result whose prefix answers could not be decided is left out too."""
+    tie_positions: dict = field(default_factory=dict)
+
+
+def tie_groups(events: Sequence[StreamEvent]) -> list[tuple[int, int]]:
+    """``(lo, hi)`` index ranges of the maximal runs of at least two consecutive events with the same end."""
+    out, lo = [], 0
+    for i in range(1, len(events) + 1):
+        if i == len(events) or int(events[i].end) != int(events[lo].end):
+            if i - lo >= 2:
+                out.append((lo, i))
+            lo = i
+    return out
