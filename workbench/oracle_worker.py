@@ -11,7 +11,8 @@ isolation), pickled over a pipe.  The guarantees stay those of ``isolated``:
   worker (SIGKILL) and answers :class:`~ceplab.asp.oracle.Undecided`; the next call forks a fresh worker;
 * **memory**: before each call the worker caps its address space at its current size plus
   ``limits.memory_mb``; running out is Undecided, and the worker then exits (its heap may be damaged);
-  a worker whose address space grew by more than :data:`RECYCLE_MB` MiB exits after answering;
+  a worker whose address space grew by more than :data:`RECYCLE_MB` MiB exits after answering, and says so in
+  its answer, so the parent reaps it and the next call forks a fresh one;
 * **errors**: an exception of the oracle (``UnsupportedError``, ``ModelError``, ...) is raised again in the
   parent; one that does not survive pickling makes the parent repeat the call the old way, so the caller
   always sees the oracle's own exception.
@@ -106,12 +107,15 @@ def _serve(rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the forked
                     out = ("repeat",)
         finally:
             resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        # the answer says whether the worker exits after it, so the parent reaps it and forks a new one for
+        # its next call instead of writing that call into a dead pipe
+        leaving = recycle or vm_bytes() - base > RECYCLE_MB * 2**20
         try:
-            data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((out, leaving), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001
-            data = pickle.dumps(("repeat",))
+            data = pickle.dumps((("repeat",), leaving))
         _write_all(wfd, data)
-        if recycle or vm_bytes() - base > RECYCLE_MB * 2**20:
+        if leaving:
             os._exit(0)
 
 
@@ -206,13 +210,14 @@ class OracleWorker:
             reason = (f"time limit of {limits.time_s:g} s exceeded (worker killed)" if timed_out
                       else "oracle worker died without a result (memory limit?)")
             return Undecided(reason, Stats(total_seconds=time.perf_counter() - t0))
-        out = pickle.loads(msg)
+        out, leaving = pickle.loads(msg)
+        if leaving:                     # the worker exits after this answer (recycled): reap it now
+            self.stop()
         if out[0] == "ok":
             return out[1]
         if out[0] == "raise":
             raise out[1]
         if out[0] == "memory":
-            self.stop()
             return Undecided("memory limit exceeded", Stats(total_seconds=time.perf_counter() - t0))
         raise _Repeat()
 

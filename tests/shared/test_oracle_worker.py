@@ -63,6 +63,19 @@ def test_many_calls_one_fork(fresh):
     assert len(pids) == 1 and fresh.forks == 1 and fresh.calls == 5
 
 
+def test_a_recycled_worker_is_replaced_before_the_next_call(fresh, monkeypatch):
+    # a worker that grew past RECYCLE_MB exits after its answer; the next call must fork a new one, not write
+    # into the dead worker's pipe and report "died without a result" (found by `ceplab bench oracles`: the call
+    # after a large one was undecided)
+    monkeypatch.setattr(W, "RECYCLE_MB", -1)  # every worker leaves after its first answer
+    pids = set()
+    for i in range(3):
+        res = W.call(_lang(_answer), f"q{i}", [1], None, Limits(time_s=10))
+        assert isinstance(res, OracleResult), res
+        pids.add(next(iter(res.results))[2])
+    assert len(pids) == 3 and fresh.forks == 3 and fresh.pid is None
+
+
 def test_time_limit_kills_the_worker_and_the_next_call_gets_a_new_one(fresh):
     t0 = time.monotonic()
     res = W.call(_lang(_sleep), "q", [], None, Limits(time_s=0.5))
