@@ -17,6 +17,7 @@ Heavy modules (clingo, the engine, hypothesis) are imported on first use.
 from __future__ import annotations
 
 import bisect
+import functools
 import random
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -41,9 +42,17 @@ def parse(text: str, file: str | None = None) -> SpaseqQuery:
     Raises:
         ceplab.semantics.errors.ParseError: with file, line and column.
     """
+    return attach(_parse_ast(text, file), text, file)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_ast(text: str, file: str | None) -> Any:
+    """:func:`ceplab.semantics.spaseq.parser.parse`, memoised on ``(text, file)``: the AST is immutable (frozen
+    dataclasses) and a differential case parses its query twice (the generator's validity check, the comparison).
+    Errors are not memoised (they are raised again).  The background is attached anew by every :func:`parse`."""
     from ceplab.semantics.spaseq.parser import parse as parse_ast
 
-    return attach(parse_ast(text, file), text, file)
+    return parse_ast(text, file)
 
 
 def parse_file(path: Any) -> SpaseqQuery:
