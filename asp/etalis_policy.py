@@ -17,10 +17,12 @@ Split of the work:
   :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
-  rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then ``#program step(k)``
-  for ``k = 0, 1, ...`` one shot per step until ``halt(k)`` is a fact.  Every shot is stratified (the fluents
-  alternate between two predicate names by the parity of ``k``, see the .lp header), so gringo evaluates it to
-  facts; the driver checks this and never searches.
+  rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then for ``k = 0, 1, ...``
+  until ``halt(k)`` is a fact two shots per step: ``#program pop(k)`` (which item the step processes, and the node
+  ``owner(k,N)`` it concerns), then ``#program step(k)`` with the generated rules of that node only (gringo's
+  cost per ground call grows with the rules it instantiates, docs/semantics/etalis.md#etalis-9.7).  Every shot is
+  stratified (the fluents alternate between two predicate names by the parity of ``k``, see the .lp header), so
+  gringo evaluates it to facts; the driver checks this and never searches.
 
 Terms are those of :mod:`ceplab.asp.etalis_terms`, shared with ``asp/etalis.py`` (integers, strings via
 :func:`ceplab.asp.oracle.asp_string`, ``q(..)``, ``c(..)``,
@@ -59,10 +61,11 @@ _CUR = "\x00"  # placeholder for the store fluent in generated rules (asp_string
 
 
 @lru_cache(maxsize=16)
-def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, str, str]:
-    """(base part, step part for even k, step part for odd k) of the fixed program for ``policy``.
+def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, tuple[str, str], tuple[str, str]]:
+    """(base part, pop part for even and odd k, step part for even and odd k) of the fixed program for ``policy``.
 
-    The step part is ``#program step(k)`` (common to all policies), ``step_<policy>(k)`` and, when
+    The pop part is ``#program pop(k)``; the step part is ``#program step(k)`` (common to all policies),
+    ``step_<policy>(k)`` and, when
     ``ipol_on`` (``interval_policy != "off"``), ``step_ipol(k)``; the other parts of the .lp file hold rules
     whose guard is false under ``policy``, so leaving them out changes nothing (docs/semantics/etalis.md#etalis-9.7).
     The fluent predicates are written ``cur_X`` (read at ``k``) and ``new_X`` (written at ``k+1``); even steps
@@ -73,8 +76,8 @@ def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, str, str]:
     base, parts = pieces[0], dict(zip(pieces[1::2], pieces[2::2]))
     want = ["step", f"step_{policy}"] + (["step_ipol"] if ipol_on else [])
     step = "\n".join(parts[w] for w in want)
-    base = _rename(base, 0)
-    return base, "#program even(k).\n" + _rename(step, 0), "#program odd(k).\n" + _rename(step, 1)
+    return (_rename(base, 0), (_rename(parts["pop"], 0), _rename(parts["pop"], 1)),
+            (_rename(step, 0), _rename(step, 1)))
 
 
 def _rename(text: str, parity: int) -> str:
@@ -121,11 +124,15 @@ class Compiled:
 
     Attributes:
         base: facts and static rules (``#program base``).
-        step: ``(even, odd)`` texts of the generated step rules (the same rules, reading the fluent of the parity).
+        pop: the generated rules of ``pop(k)``: ``owner(k,N) :- newev(k,<pattern>,S,E).`` per leaf ``N``.
+        step: node id -> the generated step rules of that node (those that fire when an activation of the node is
+            live, and for a leaf those that dispatch an event to it); :data:`_CUR` stands for the store fluent
+            the step reads.
         nodes: number of pattern nodes.
     """
     base: str
-    step: tuple[str, str]
+    pop: str
+    step: dict[int, str]
     nodes: int
 
 
@@ -137,7 +144,9 @@ class _Compiler:
         self.prog = prog
         self.o = options
         self.base: list[str] = []
-        self.step: list[str] = []     # rules; _CUR stands for the store fluent of the parity
+        self.step: dict[int, list[str]] = {}  # node id -> its rules; _CUR stands for the store fluent read
+        self.pop: list[str] = []
+        self.owner = -1                      # the node whose rules emit() appends to
         self.next_id = 0
         self.kind, self.ivar = interval_option(options.interval_policy)
         self.drank = dispatch_order(prog)   # ETALIS-P 5: leaf id -> rank in the for_each order
@@ -161,31 +170,34 @@ class _Compiler:
         for i, (r, root) in enumerate(zip(self.prog.event_rules, roots)):
             self.rule = r
             self.vs = ClingoVars()
-            self.step.append(f"% rule {i}: {comment(str(r))}")
+            self.owner = root.id
+            self.emit(f"% rule {i}: {comment(str(r))}")
             self.emit_node(root)
-        step = "\n".join(self.step) + "\n"
-        even = "#program even(k).\n" + step.replace(_CUR, "f0_store")
-        odd = "#program odd(k).\n" + step.replace(_CUR, "f1_store")
-        return Compiled("\n".join(self.base) + "\n", (even, odd), self.next_id)
+        step = {n: "\n".join(rules) + "\n" for n, rules in self.step.items()}
+        return Compiled("\n".join(self.base) + "\n", "\n".join(self.pop) + "\n", step, self.next_id)
 
     def V(self, names: Sequence[str]) -> str:
         return tuple_text([self.vs(x) for x in names])
 
     def emit(self, s: str) -> None:
-        self.step.append(s)
+        self.step.setdefault(self.owner, []).append(s)
 
     def emit_node(self, n: Node) -> None:
         p, vs = n.pattern, self.vs
+        self.owner = n.id
         if n.window is not None:
             self.base.append(f"qwin({n.id},{n.window}).")
         if isinstance(p, A.EventAtom):
             self.base.append(f"drank({n.id},{self.drank[n.id]}).")
-            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{atom(p.name, p.args, _Named(vs))},S,E).")
+            pattern = atom(p.name, p.args, _Named(vs))
+            self.pop.append(f"owner(k,{n.id}) :- newev(k,{pattern},S,E).")
+            self.emit(f"ch(k,act({n.id},{self.V(n.names)},S,E)) :- newev(k,{pattern},S,E).")
         elif isinstance(p, A.TimePoint):
             self.base.append(f"tpleaf({n.id},{int(p.value)}).")
         self.emit_up(n)
         for c in n.children:
             self.emit_node(c)
+        self.owner = n.id
 
     def live(self, n: Node, s: str = "S", e: str = "E") -> str:
         return f"live(k,{n.id},{self.V(n.names)},{s},{e})"
@@ -374,7 +386,7 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     facts = stream_facts(events)
     derived = program.derived_predicates()
     cap = _default_max_steps(limits) if max_steps is None else max_steps
-    fbase, feven, fodd = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off")
+    fbase, fpop, fstep = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off")
     stats = Stats()
     deadline = time.monotonic() + limits.time_s
     messages: list[str] = []
@@ -387,20 +399,27 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     ctl = clingo.Control(["--warn=none"], logger=log, message_limit=100)
     try:
         ctl.add("base", [], fbase + "\n#program base.\n" + comp.base + facts)
-        ctl.add("even", ["k"], feven + "\n" + comp.step[0])
-        ctl.add("odd", ["k"], fodd + "\n" + comp.step[1])
+        for par in (0, 1):
+            ctl.add(f"pop{par}", ["k"], fpop[par] + "\n" + comp.pop)
+            ctl.add(f"step{par}", ["k"], fstep[par])
+            for n, rules in comp.step.items():
+                ctl.add(f"n{n}_{par}", ["k"], rules.replace(_CUR, f"f{par}_store"))
     except RuntimeError as e:
         raise OracleError(f"oracle: clingo rejected the program: {e}; {' '.join(messages)}") from None
     ctl.ground([("base", [])])
+    atoms = ctl.symbolic_atoms
+    owned = sorted(comp.step)
     k = 0
     while True:
         if k >= cap:
             stats.ground_seconds = time.perf_counter() - t0
             raise LimitExceeded(f"step limit of {cap} steps exceeded", stats)
-        ctl.ground([("odd" if k % 2 else "even", [clingo.Number(k)])])
-        halt = ctl.symbolic_atoms[clingo.Function("halt", [clingo.Number(k)])]
-        if halt is not None:
+        par, kk = k % 2, clingo.Number(k)
+        ctl.ground([(f"pop{par}", [kk])])
+        if atoms[clingo.Function("halt", [kk])] is not None:
             break
+        ctl.ground([(f"step{par}", [kk])] + [(f"n{n}_{par}", [kk]) for n in owned
+                                              if atoms[clingo.Function("owner", [kk, clingo.Number(n)])] is not None])
         k += 1
         if k % 64 == 0:
             if time.monotonic() > deadline:
