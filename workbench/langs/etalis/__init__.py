@@ -291,10 +291,10 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     Rejection sampling: a program that does not parse (``ParseError``, e.g. an unsafe head) or that
     the oracle's compiler refuses (``UnsupportedError``, e.g. ``/`` or floats) is redrawn from the same
     ``rng`` (at most 30 times); the engine is not consulted, so a program it refuses while the oracle
-    answers it is counted by the campaign as an engine refusal. One switch combination the engine does
-    not implement, ``during_result="contained"`` in a program with both ``during`` and ``not`` (it breaks the
-    time stratification the engine relies on; the oracle may report no unique model there), falls back to
-    ``during_result="container"``, so the case stays a function of the seed.
+    answers it is counted by the campaign as an engine refusal. Every switch combination is kept as drawn,
+    also ``during_result="contained"`` in a program with both ``during`` and ``not`` (the engine holds the
+    results a late blocker may invalidate and decides them at ``close()``, docs/semantics/etalis.md#etalis-9.5.9;
+    where the oracle finds no unique model it raises ``ModelError`` and the case counts as the oracle's refusal).
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.langs.etalis.generators import random_etalis_case
@@ -309,10 +309,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
             prog = None
             continue
         break
-    options = random_options(rng)
-    if prog is not None and options.during_result == "contained" and _has_not(prog) and _has_during(prog):
-        options = dataclasses.replace(options, during_result="container")
-    return text, stream, options
+    return text, stream, random_options(rng)
 
 
 def _real_cases() -> list:
