@@ -253,3 +253,17 @@ def test_fuzz_cases_draw_contained_with_during_and_not():
         except ModelError:
             continue
         assert rep.undecided is None and rep.agree, (t, [str(e) for e in s], o, rep.summary(), rep.problems)
+
+
+@pytest.mark.parametrize("policy", ["chronological", "recent", "recent_lifo"])
+def test_policies_answer_contained_during_and_not(policy):
+    """Under a consumption policy the NOT is checked when the end delimiter arrives (ETALIS-P, step-indexed), so a
+    late blocker does not block: the policy engine answers these programs, as the policy oracle does, live."""
+    opts = dataclasses.replace(C, policy=policy)
+    evs = stream("a@1 x@3-4 d@5 y@2-6")
+    assert ("r", 1, 5) in oracle_set(LATE, evs, opts)
+    assert (("r", 1, 5), 2) in emissions(LATE, evs, opts)
+    for rules in (LATE, MINIMAL, TWO_MODELS):
+        for evs in (stream("a@1 x@3-4 d@5 y@2-6 a@7 d@8"), stream("b@0 a@1-2 c@3 d@4 b@0-5"),
+                    stream("b@1 a1@2 a2@3 c@4")):
+            check(rules, evs, opts)

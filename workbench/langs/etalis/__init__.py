@@ -285,6 +285,11 @@ def random_options(rng: random.Random) -> Options:
         return Options(**kw)
 
 
+#: Probability that :func:`_random_case` gives a program with both ``during`` and ``not`` the switch
+#: ``during_result="contained"`` (the combination the engine decides at ``close()``).
+P_CONTAINED_DURING_NOT = 0.4
+
+
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: the shared generator's (rules, stream) plus random switches.
 
@@ -295,6 +300,8 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     also ``during_result="contained"`` in a program with both ``during`` and ``not`` (the engine holds the
     results a late blocker may invalidate and decides them at ``close()``, docs/semantics/etalis.md#etalis-9.5.9;
     where the oracle finds no unique model it raises ``ModelError`` and the case counts as the oracle's refusal).
+    Such a program gets ``during_result="contained"`` with probability :data:`P_CONTAINED_DURING_NOT` (instead of
+    the 10% of :func:`random_options`), so that a campaign meets these cases often enough to matter.
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.langs.etalis.generators import random_etalis_case
@@ -309,7 +316,11 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
             prog = None
             continue
         break
-    return text, stream, random_options(rng)
+    options = random_options(rng)
+    if (prog is not None and options.during_result == "container" and _has_not(prog) and _has_during(prog)
+            and rng.random() < (P_CONTAINED_DURING_NOT - 0.1) / 0.9):
+        options = dataclasses.replace(options, during_result="contained")
+    return text, stream, options
 
 
 def _real_cases() -> list:
