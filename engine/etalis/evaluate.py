@@ -357,7 +357,7 @@ class _Node:
         self.pending: dict[tuple, bool] = {}   # literal NOT: (vals, s, e) at the clock -> some gap blocked
 
 
-def late_analysis(nodes: list, roots: list, leaves: dict) -> tuple[frozenset, tuple, frozenset]:
+def late_analysis(nodes: list, roots: list) -> tuple[frozenset, tuple, frozenset]:
     """Which results of a ``during_result="contained"`` program the engine must hold (module docstring, "Contained
     DURING with not(..)"; docs/semantics/etalis.md#etalis-9.5.9).
 
@@ -373,7 +373,6 @@ def late_analysis(nodes: list, roots: list, leaves: dict) -> tuple[frozenset, tu
     Args:
         nodes: the engine nodes (``_Node``, ids in pre-order, ``children`` ``[start, end, negated]`` for NOT).
         roots: ``(root node, event rule)`` per rule.
-        leaves: ``(predicate, arity) -> [leaf nodes]``.
 
     Returns:
         ``(late node ids, unsettled NOT nodes, indices of the rules whose root is held)``.
@@ -464,7 +463,7 @@ class Evaluator:
             self.path = self.path_literal
         # during_result=contained with not(..): the rules whose results may still be invalidated by a late blocker
         self.late, self.unsettled_nots, self.held_rules = (
-            late_analysis(self.nodes, self.roots, self.leaves) if contained and _reduct is None
+            late_analysis(self.nodes, self.roots) if contained and _reduct is None
             else (frozenset(), (), frozenset()))
         if self.held_rules:
             self.path += self.path_held

@@ -129,7 +129,7 @@ def test_held_rules_and_late_analysis():
     assert ev.held_rules == {1}
     assert "decided at close()" in ev.path and "outside the incremental guarantee" in ev.path
     assert [n.id for n in ev.unsettled_nots] == [n.id for n in ev.nodes if n.kind == "Not"]
-    assert late_analysis(ev.nodes, ev.roots, ev.leaves)[2] == {1}
+    assert late_analysis(ev.nodes, ev.roots)[2] == {1}
     assert not evaluator(parse(LATE), Options()).held_rules          # container: stratified, nothing held
 
 
