@@ -677,8 +677,8 @@ class Evaluator:
                 true.add(blocking_key(p, vals, s, e2, s3, e))
         return results, frozenset(true)
 
-    #: at most this many blocking atoms left undefined by the well-founded model are searched for stable models
-    MAX_UNDEFINED = 10
+    #: at most this many reduct runs are spent searching for answer sets when the well-founded model is not total
+    MAX_REDUCT_RUNS = 2000
 
     def well_founded(self) -> frozenset:
         """The results of the unique answer set of the program on the stream pushed so far (held rules; module
@@ -686,8 +686,10 @@ class Evaluator:
         the least model of the reduct w.r.t. ``B`` (:meth:`_reduct_run`), antimonotone; from ``L = {}``,
         ``O = S(L)`` overestimates and ``L = S(O)`` underestimates the true blocking atoms until ``L`` is stable.
         When ``L == O`` the well-founded model is total, hence the unique answer set (what the oracle answers,
-        docs/semantics/etalis.md#etalis-2.4).  Otherwise the answer sets are the ``B`` with ``L <= B <= O`` and
-        ``S(B) == B``; they are enumerated over the undefined atoms ``O - L``.
+        docs/semantics/etalis.md#etalis-2.4).  Otherwise every answer set ``B`` (``S(B) == B``) lies between them,
+        and they are searched by branching on an undefined atom (assumed blocking / not blocking, ``T`` / ``F``) and
+        narrowing after each branch with ``L = S(O) | T``, ``O = S(L) - F`` (sound: ``L <= B <= O`` gives
+        ``S(O) <= B <= S(L)``) until a branch is empty (``L`` not within ``O``) or has the one candidate ``L == O``.
 
         Returns:
             ``frozenset`` of ``(atom_text, start, end)``.
@@ -695,47 +697,55 @@ class Evaluator:
         Raises:
             ModelError: no answer set, or more than one (the rules of the NOT nodes involved are named), as the
                 oracle (``asp/etalis.py``).
-            UnsupportedError: more than :attr:`MAX_UNDEFINED` undefined blocking atoms (not searched).
+            UnsupportedError: the search needs more than :attr:`MAX_REDUCT_RUNS` reduct runs (not decided).
         """
         memo: dict[frozenset, tuple[frozenset, frozenset]] = {}
 
-        def S(b: frozenset) -> tuple[frozenset, frozenset]:
+        def S(b: frozenset) -> frozenset:
             if b not in memo:
+                if len(memo) >= self.MAX_REDUCT_RUNS:
+                    raise UnsupportedError(
+                        f"engine: during_result='contained': no decision after {self.MAX_REDUCT_RUNS} reduct runs (the "
+                        "well-founded model is not total) in rule(s) " + "; ".join(blame(undefined)))
                 memo[b] = self._reduct_run(b)
-            return memo[b]
+            return memo[b][1]
 
-        low: frozenset = frozenset()
-        while True:
-            high = S(low)[1]
-            low2 = S(high)[1]
-            if low2 == low:
-                break
-            low = low2
-        if low == high:
-            return S(low)[0]
-        undefined = sorted(high - low, key=repr)
+        def narrow(low: frozenset, high: frozenset, t: frozenset, f: frozenset) -> tuple[frozenset, frozenset]:
+            while True:
+                high2 = S(low) - f
+                low2 = S(high2) | t
+                if (low2, high2) == (low, high):
+                    return low, high
+                low, high = low2, high2
+
         rules = self.program.event_rules
 
         def blame(keys) -> tuple[str, ...]:
             return tuple(str(rules[i]) for i in sorted({self.nodes[k[0]].rule for k in keys}))
 
-        if len(undefined) > self.MAX_UNDEFINED:
-            raise UnsupportedError(
-                f"engine: during_result='contained': the well-founded model leaves {len(undefined)} blocking atoms "
-                f"undefined (more than {self.MAX_UNDEFINED} are not searched for answer sets) in rule(s) "
-                + "; ".join(blame(undefined)))
-        models = []
-        for mask in range(1 << len(undefined)):
-            b = low | frozenset(k for i, k in enumerate(undefined) if mask >> i & 1)
-            res, true = S(b)
-            if true == b:
-                models.append((b, res))
-                if len(models) == 2:
-                    break
+        empty: frozenset = frozenset()
+        undefined: frozenset = empty
+        low, high = narrow(empty, S(empty), empty, empty)
+        if low == high:
+            return memo[low][0]
+        undefined = high - low
+        models: list[frozenset] = []
+        todo = [(low, high, empty, empty)]
+        while todo and len(models) < 2:
+            lo, hi, t, f = todo.pop()
+            lo, hi = narrow(lo, hi, t, f)
+            if not lo <= hi:
+                continue                 # no answer set under these assumptions
+            if lo == hi:
+                if S(lo) == lo:
+                    models.append(lo)
+                continue
+            a = min(hi - lo, key=repr)
+            todo.append((lo, hi, t, f | {a}))
+            todo.append((lo, hi, t | {a}, f))
         if len(models) == 1:
-            return models[0][1]
-        keys = (models[0][0] ^ models[1][0]) if models else frozenset(undefined)
-        names = blame(keys)
+            return memo[models[0]][0]
+        names = blame((models[0] ^ models[1]) if models else undefined)
         what = "no answer set" if not models else "more than one answer set"
         raise ModelError(
             f"engine: the ETALIS program has {what} on this stream (the well-founded model is not total): the "
