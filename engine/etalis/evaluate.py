@@ -418,9 +418,9 @@ class Evaluator:
     path_literal = ("etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp fixpoint; "
                     "literal NOT (Figure 2 on hulls) held until its time step is complete, then released by "
                     "decreasing start")
-    path_held = ("; during_result=contained with not(..): results depending on a NOT whose blockers can come from a "
-                 "contained DURING are held and decided at close() by the alternating fixpoint (well-founded model), "
-                 "outside the incremental guarantee")
+    path_held = ("; during_result=contained with not(..): results depending on a NOT whose blockers (read literally: "
+                 "also delimiters) can come late from a contained DURING are held and decided at close() by the "
+                 "alternating fixpoint (well-founded model), outside the incremental guarantee")
 
     def __init__(self, program: A.Program, options: Options = Options(), *,
                  _reduct: Optional[frozenset] = None, _static: Optional[dict] = None) -> None:
@@ -467,7 +467,7 @@ class Evaluator:
             else (frozenset(), (), frozenset()))
         if self.held_rules:
             self.path += self.path_held
-        self.events: list = []           # the whole stream, kept for the decision at close() (held rules only)
+        self.events: list = []           # contained: the whole stream, kept for well_founded()
         self.emitted: set[Result] = set()   # held rules only: results already emitted
         self._pi = 0                     # next time point to inject
         self.clock: Optional[int] = None
@@ -536,8 +536,8 @@ class Evaluator:
         """Consume the next stream event (``StreamEvent``: ground atom, start, end); ends must not decrease."""
         s, e = admit(event, self.clock, self.closed)
         self.out = []
-        if self.held_rules:
-            self.events.append(event)
+        if self.contained and self.reduct is None:
+            self.events.append(event)   # kept for well_founded() (contained: the stores keep everything anyway)
         self._advance(e)
         self.n_events += 1
         self._derive(event.atom.name, tuple(event.atom.args), s, e)
@@ -698,7 +698,11 @@ class Evaluator:
             ModelError: no answer set, or more than one (the rules of the NOT nodes involved are named), as the
                 oracle (``asp/etalis.py``).
             UnsupportedError: the search needs more than :attr:`MAX_REDUCT_RUNS` reduct runs (not decided).
+            RuntimeError: not a ``during_result="contained"`` program with ``during`` (the stream is not kept).
         """
+        if not self.contained or self.reduct is not None:
+            raise RuntimeError("well_founded() needs an evaluator of a program with a contained DURING (it keeps the "
+                               "stream); the other programs are stratified by time and decided live")
         memo: dict[frozenset, tuple[frozenset, frozenset]] = {}
 
         def S(b: frozenset) -> frozenset:

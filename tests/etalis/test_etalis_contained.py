@@ -267,3 +267,14 @@ def test_policies_answer_contained_during_and_not(policy):
         for evs in (stream("a@1 x@3-4 d@5 y@2-6 a@7 d@8"), stream("b@0 a@1-2 c@3 d@4 b@0-5"),
                     stream("b@1 a1@2 a2@3 c@4")):
             check(rules, evs, opts)
+
+
+def test_well_founded_on_a_prefix_equals_the_oracle():
+    """well_founded() decides the stream pushed so far (the prefix), as the oracle on that prefix."""
+    evs = stream("a@1 x@3-4 d@5 y@2-6 a@7 d@8")
+    ev = evaluator(parse(LATE), C)
+    for k, e in enumerate(evs):
+        ev.push(e)
+        assert ev.well_founded() == oracle_set(LATE, evs[:k + 1]), k
+    with pytest.raises(RuntimeError):
+        evaluator(parse(LATE), Options()).well_founded()
