@@ -52,8 +52,10 @@ rules are exact when derived and are emitted live as usual; results of held rule
 w.r.t. a fixed set of blocking atoms is computed by a fresh run of this engine in which each gap consults that set
 instead of the blocker store (overestimate from the empty set, then the blocking atoms of the overestimate give the
 underestimate, ...), until the two meet.  A total well-founded model is the unique answer set, which is what the oracle
-answers; otherwise the answer sets between the two are enumerated over the undefined blocking atoms, and no answer set
-or several raise :class:`~ceplab.semantics.errors.ModelError` naming the rules, as the oracle does.
+answers; otherwise the answer sets between the two are searched by branching on the undefined blocking atoms (each
+branch narrowed by the same fixpoint), and no answer set or several raise
+:class:`~ceplab.semantics.errors.ModelError` naming the rules, as the oracle does.  Cost: every decision re-runs the
+whole stream a few times (twice per round of the fixpoint), on top of the stores that ``contained`` keeps unswept.
 
 ``not_reading="literal"`` (Figure 2 verbatim, docs/semantics/etalis.md#etalis-A7): ``<s,e>`` holds iff some gap
 ``p2<s,e2>, p3<s3,e>`` (``e2 < s3``) exists and *no* gap with the same hull and values is blocked.  This is not

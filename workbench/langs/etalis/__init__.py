@@ -29,7 +29,9 @@ provides ``result_positions`` (used by :func:`ceplab.workbench.compare.compare` 
 * if no event ends at ``t`` (``t`` is an absolute time point): at the first event ending after
   ``t``, or at ``close()`` when there is none;
 * with ``during_result="contained"`` a result's interval is not the hull of what it was built from
-  (``p1 during p2`` ends before ``p2`` does), so only "not before its end" is checked;
+  (``p1 during p2`` ends before ``p2`` does), so only "not before its end" is checked, ``close()`` included
+  (in a program with ``not`` the engine holds the results a late blocker could still invalidate and emits
+  them at ``close()``, docs/semantics/etalis.md#etalis-9.5.9);
 * with ``not_reading="literal"`` and a ``not(..)`` in the program, a result ending at ``t`` may also come
   when the time step ``t`` is complete: at the first event ending after ``t``, or at ``close()``. A literal
   NOT result at ``t`` can be hidden by a later event at ``t`` (docs/semantics/etalis.md#etalis-A7), so the
