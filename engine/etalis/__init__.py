@@ -23,10 +23,14 @@ def evaluator(program: A.Program, options: Options = Options()):
     ``options.policy == "unrestricted"``: :class:`ceplab.engine.etalis.evaluate.Evaluator` (the minimal model);
     any other policy: :class:`ceplab.engine.etalis.policy.PolicyEvaluator` (ETALIS-P, :mod:`ceplab.semantics.etalis.policies`).
 
+    Under ``unrestricted`` with ``during_result="contained"`` and a program with both ``during`` and ``not``, the
+    results a late blocker may still invalidate are held and decided at ``close()`` (outside the incremental
+    guarantee; docs/semantics/etalis.md#etalis-9.5.9).
+
     Raises:
-        UnsupportedError: a switch value the engine does not implement (``during_result="contained"``
-            in a program with both ``during`` and ``not``, under ``unrestricted``), floats or ``/``, or a
-            construct the front end rejects (arithmetic in event patterns, A6 negation clashes).
+        UnsupportedError: floats or ``/``, or a construct the front end rejects (arithmetic in event patterns, A6
+            negation clashes).
+        ModelError: (from ``close()``) the program has no unique answer set on the stream, as the oracle reports.
     """
     if options.policy != "unrestricted":
         from ceplab.engine.etalis.policy import PolicyEvaluator

@@ -34,9 +34,28 @@ rejection of arithmetic in event patterns and of A6 negation clashes) is
 (:func:`check_integer_program`).  Source: Anicic et al. 2012, "Stream reasoning and complex event processing in
 ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
-Options: ``not_local_vars``, ``proper_intervals_only``, ``window`` are implemented; ``during_result="contained"``
-only for programs without ``not`` or without ``during`` (with both it breaks the hull/time stratification; with
-``during`` GC is then disabled; without ``during`` the switch changes nothing).
+Options: ``not_local_vars``, ``proper_intervals_only``, ``window``, ``not_reading`` and ``during_result`` are
+implemented.  Without a ``during`` node ``during_result="contained"`` changes nothing; with one, GC is disabled (a
+result may end before the clock) and, when the program also has ``not``, see "Contained DURING with not(..)".
+
+Contained DURING with not(..) (docs/semantics/etalis.md#etalis-A5, #etalis-9.5.9).  ``p1 during p2`` with
+``during_result="contained"`` yields ``<s1,e1>``, which ends before the container that completes it, so an instance
+can be derived after the clock has passed its end (a *late* instance).  A blocker of ``not(p1).[p2,p3]`` lies strictly
+inside the gap (``e2 < s1 <= e1 < s3``), but a late blocker can be derived after the gap was checked, and since the
+contained result depends positively on a strictly larger container the program is no longer stratified by time or
+length: negative cycles are possible and the oracle may find no or several answer sets.  :func:`late_analysis` marks
+statically which nodes can produce late instances, which NOT nodes are *unsettled* (late blockers; for the literal
+reading also late delimiters) and which rules depend on an unsettled NOT node (*held* rules).  Results of settled
+rules are exact when derived and are emitted live as usual; results of held rules are **held** and decided at
+``close()`` on the whole stream, **outside the incremental guarantee** (no result of a held rule is emitted before
+``close()``), by Van Gelder's alternating fixpoint (:meth:`Evaluator.well_founded`): the least model of the reduct
+w.r.t. a fixed set of blocking atoms is computed by a fresh run of this engine in which each gap consults that set
+instead of the blocker store (overestimate from the empty set, then the blocking atoms of the overestimate give the
+underestimate, ...), until the two meet.  A total well-founded model is the unique answer set, which is what the oracle
+answers; otherwise the answer sets between the two are searched by branching on the undefined blocking atoms (each
+branch narrowed by the same fixpoint), and no answer set or several raise
+:class:`~ceplab.semantics.errors.ModelError` naming the rules, as the oracle does.  Cost: every decision re-runs the
+whole stream a few times (twice per round of the fixpoint), on top of the stores that ``contained`` keeps unswept.
 
 ``not_reading="literal"`` (Figure 2 verbatim, docs/semantics/etalis.md#etalis-A7): ``<s,e>`` holds iff some gap
 ``p2<s,e2>, p3<s3,e>`` (``e2 < s3``) exists and *no* gap with the same hull and values is blocked.  This is not
@@ -59,13 +78,14 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Iterator, Optional
 
-from ceplab.semantics.errors import UnsupportedError
+from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import Options
 
-__all__ = ["Evaluator", "UnsupportedError", "check_integer_program", "order_key", "static_model"]
+__all__ = ["Evaluator", "ModelError", "UnsupportedError", "blocking_key", "check_integer_program",
+           "late_analysis", "order_key", "static_model"]
 
 Result = tuple[str, int, int]
 
@@ -339,6 +359,60 @@ class _Node:
         self.pending: dict[tuple, bool] = {}   # literal NOT: (vals, s, e) at the clock -> some gap blocked
 
 
+def late_analysis(nodes: list, roots: list) -> tuple[frozenset, tuple, frozenset]:
+    """Which results of a ``during_result="contained"`` program the engine must hold (module docstring, "Contained
+    DURING with not(..)"; docs/semantics/etalis.md#etalis-9.5.9).
+
+    A node is *late* when an instance of it can be derived after the clock has passed its end: a contained DURING
+    node (its result ``<s1,e1>`` ends before the container ``<s2,e2>`` that completes it), a node with a late operand
+    (the hull of a late instance and stored ones may end before the clock; for ``not`` only the delimiters count,
+    its interval is their hull), a leaf of a predicate that some rule with a late root derives.  A NOT node is
+    *unsettled* when a gap's verdict can change after the gap is formed: its blockers are late (a blocker ending
+    before ``s3`` can be derived after the gap), or it is read literally and a delimiter is late (a later gap with
+    the same hull can hide a released one).  A node is *held* when it is an unsettled NOT node or depends on a held
+    node (through any child, the blockers included, or through a leaf of a predicate derived by a held rule).
+
+    Args:
+        nodes: the engine nodes (``_Node``, ids in pre-order, ``children`` ``[start, end, negated]`` for NOT).
+        roots: ``(root node, event rule)`` per rule.
+
+    Returns:
+        ``(late node ids, unsettled NOT nodes, indices of the rules whose root is held)``.
+    """
+    heads: dict[tuple[str, int], list] = defaultdict(list)
+    for root, r in roots:
+        heads[r.head.key].append(root)
+
+    def fixpoint(seed, flows) -> set[int]:
+        marked: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for n in nodes:
+                if n.id in marked:
+                    continue
+                if seed(n) or any(c.id in marked for c in flows(n)) or (
+                        n.kind == "EventAtom" and any(r.id in marked for r in heads.get(n.p.key, ()))):
+                    marked.add(n.id)
+                    changed = True
+        return marked
+
+    late = fixpoint(lambda n: n.kind == "during",
+                    lambda n: n.children[:2] if n.kind == "Not" else n.children)
+    unsettled = tuple(n for n in nodes if n.kind == "Not" and (
+        n.children[2].id in late or (n.literal and (n.children[0].id in late or n.children[1].id in late))))
+    ids = {n.id for n in unsettled}
+    held = fixpoint(lambda n: n.id in ids, lambda n: n.children)
+    return frozenset(late), unsettled, frozenset(root.rule for root, _ in roots if root.id in held)
+
+
+def blocking_key(p: Any, vals: tuple, s: int, e2: int, s3: int, e: int) -> tuple:
+    """The ground blocking atom a gap ``p2<s,e2>, p3<s3,e>`` of NOT node ``p`` with values ``vals`` is negated on:
+    per witness ``(node, vals, e2, s3)`` (the gap itself, Algorithm 3.4), literal ``(node, vals, s, e)`` (its hull,
+    Figure 2; docs/semantics/etalis.md#etalis-A7)."""
+    return (p.id, vals, s, e) if p.literal else (p.id, vals, e2, s3)
+
+
 class Evaluator:
     """Incremental unrestricted ETALIS evaluator (see the module docstring)."""
 
@@ -346,24 +420,39 @@ class Evaluator:
     path_literal = ("etalis/edbc-unrestricted: binarized goal stores, all-pairs joins, per-timestamp fixpoint; "
                     "literal NOT (Figure 2 on hulls) held until its time step is complete, then released by "
                     "decreasing start")
+    path_held = ("; during_result=contained with not(..): results depending on a NOT whose blockers (read literally: "
+                 "also delimiters) can come late from a contained DURING are held and decided at close() by the "
+                 "alternating fixpoint (well-founded model), outside the incremental guarantee")
 
-    def __init__(self, program: A.Program, options: Options = Options()) -> None:
+    def __init__(self, program: A.Program, options: Options = Options(), *,
+                 _reduct: Optional[frozenset] = None, _static: Optional[dict] = None) -> None:
+        """Build the goal stores of ``program`` (see the class and module docstrings).
+
+        Args:
+            program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
+            options: :class:`ceplab.semantics.etalis.options.Options` with ``policy="unrestricted"``.
+            _reduct: internal (:meth:`_reduct_run`): evaluate the reduct of the program w.r.t. this fixed set of
+                blocking keys (:func:`blocking_key`) instead of consulting the blocker stores: a gap yields its NOT
+                instance iff its key is not in the set; every gap is recorded in ``self.gaps``.
+            _static: internal: the static model, when already computed (:func:`static_model`).
+
+        Raises:
+            UnsupportedError: floats, ``/`` (:func:`check_integer_program`), arithmetic in event patterns, A6
+                negation clashes (:mod:`ceplab.semantics.etalis.binarize`).
+        """
         check_integer_program(program)     # floats, '/' (the engine's own integer-data check)
         roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
         self.o = options
         nodes = [n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))]
-        has_not = any(isinstance(n, A.Not) for n in nodes)
         has_during = any(isinstance(n, A.Binary) and n.op == "during" for n in nodes)
         # without a DURING node the switch changes nothing: the program runs as under "container"
         contained = options.during_result == "contained" and has_during
-        if contained and has_not:
-            raise UnsupportedError("engine: during_result='contained' with during and not(..) in one program breaks "
-                                   "the time stratification the incremental engine relies on (a DURING result "
-                                   "ends before the clock, so a blocker can arrive after the gap it blocks)")
         self.contained = contained
+        self.reduct = _reduct
+        self.gaps: list[tuple] = []        # reduct run: every gap (NOT node, values, s, e2, s3, e)
         self.derived = program.derived_predicates()
-        self.static = static_model(program)
+        self.static = static_model(program) if _static is None else _static
         self.nodes: list[_Node] = []
         self.leaves: dict[tuple[str, int], list[_Node]] = defaultdict(list)
         self.points: list[tuple[int, _Node]] = []
@@ -374,6 +463,14 @@ class Evaluator:
         self.literal_nodes = [n for n in self.nodes if n.literal]
         if self.literal_nodes:
             self.path = self.path_literal
+        # during_result=contained with not(..): the rules whose results may still be invalidated by a late blocker
+        self.late, self.unsettled_nots, self.held_rules = (
+            late_analysis(self.nodes, self.roots) if contained and _reduct is None
+            else (frozenset(), (), frozenset()))
+        if self.held_rules:
+            self.path += self.path_held
+        self.events: list = []           # contained: the whole stream, kept for well_founded()
+        self.emitted: set[Result] = set()   # held rules only: results already emitted
         self._pi = 0                     # next time point to inject
         self.clock: Optional[int] = None
         self.ev_seen: set = set()
@@ -441,6 +538,8 @@ class Evaluator:
         """Consume the next stream event (``StreamEvent``: ground atom, start, end); ends must not decrease."""
         s, e = admit(event, self.clock, self.closed)
         self.out = []
+        if self.contained and self.reduct is None:
+            self.events.append(event)   # kept for well_founded() (contained: the stores keep everything anyway)
         self._advance(e)
         self.n_events += 1
         self._derive(event.atom.name, tuple(event.atom.args), s, e)
@@ -463,6 +562,8 @@ class Evaluator:
                 self._run()
             self._release()               # the last time step is complete
             self.closed = True
+            if self.held_rules:
+                self._emit_decided()
         return list(self.out)
 
     def run(self, events) -> list[Result]:
@@ -541,16 +642,140 @@ class Evaluator:
                         self._add(n, k[0], k[1], k[2])
             self._run()
 
+    # ---------------------------------------------------------------- held rules (contained DURING with not)
+    def _emit(self, r: Result) -> None:
+        if r not in self.emitted:
+            self.emitted.add(r)
+            self.out.append(r)
+            self.n_results += 1
+
+    def _emit_decided(self) -> None:
+        """close(), held rules: decide the whole stream (:meth:`well_founded`) and emit every result not emitted yet,
+        ordered by end, start, text.  A result already emitted live that the model lacks would be an engine bug."""
+        model = self.well_founded()
+        wrong = self.emitted - model
+        if wrong:                        # pragma: no cover - the settled part is exact (late_analysis)
+            raise AssertionError(f"engine: emitted results outside the model: {sorted(wrong)}")
+        for r in sorted(model - self.emitted, key=lambda r: (r[2], r[1], r[0])):
+            self._emit(r)
+
+    def _reduct_run(self, blocked: frozenset) -> tuple[frozenset, frozenset]:
+        """The least model of the program's reduct w.r.t. the blocking keys ``blocked`` (Gelfond-Lifschitz: a gap
+        yields its NOT instance iff its :func:`blocking_key` is not in ``blocked``), on the whole stream.
+
+        Returns:
+            ``(results of that model, the blocking keys it makes true)``: a key is true when some gap of the model
+            with that key has a blocker of the model strictly inside it (``e2 < start``, ``end < s3``).
+        """
+        ev = Evaluator(self.program, self.o, _reduct=blocked, _static=self.static)
+        results = frozenset(ev.run(self.events))
+        true = set()
+        for p, vals, s, e2, s3, e in ev.gaps:
+            if p.never_blocks:
+                continue
+            nc = p.children[2]
+            blockers = nc.store.get(tuple(vals[i] for i in p.nkey))
+            if blockers and any(e2 < b[1] and b[2] < s3 for b in blockers):
+                true.add(blocking_key(p, vals, s, e2, s3, e))
+        return results, frozenset(true)
+
+    #: at most this many reduct runs are spent searching for answer sets when the well-founded model is not total
+    MAX_REDUCT_RUNS = 2000
+
+    def well_founded(self) -> frozenset:
+        """The results of the unique answer set of the program on the stream pushed so far (held rules; module
+        docstring), by Van Gelder's alternating fixpoint on the blocking atoms: ``S(B)`` = the blocking keys true in
+        the least model of the reduct w.r.t. ``B`` (:meth:`_reduct_run`), antimonotone; from ``L = {}``,
+        ``O = S(L)`` overestimates and ``L = S(O)`` underestimates the true blocking atoms until ``L`` is stable.
+        When ``L == O`` the well-founded model is total, hence the unique answer set (what the oracle answers,
+        docs/semantics/etalis.md#etalis-2.4).  Otherwise every answer set ``B`` (``S(B) == B``) lies between them,
+        and they are searched by branching on an undefined atom (assumed blocking / not blocking, ``T`` / ``F``) and
+        narrowing after each branch with ``L = S(O) | T``, ``O = S(L) - F`` (sound: ``L <= B <= O`` gives
+        ``S(O) <= B <= S(L)``) until a branch is empty (``L`` not within ``O``) or has the one candidate ``L == O``.
+
+        Returns:
+            ``frozenset`` of ``(atom_text, start, end)``.
+
+        Raises:
+            ModelError: no answer set, or more than one (the rules of the NOT nodes involved are named), as the
+                oracle (``asp/etalis.py``).
+            UnsupportedError: the search needs more than :attr:`MAX_REDUCT_RUNS` reduct runs (not decided).
+            RuntimeError: not a ``during_result="contained"`` program with ``during`` (the stream is not kept).
+        """
+        if not self.contained or self.reduct is not None:
+            raise RuntimeError("well_founded() needs an evaluator of a program with a contained DURING (it keeps the "
+                               "stream); the other programs are stratified by time and decided live")
+        memo: dict[frozenset, tuple[frozenset, frozenset]] = {}
+
+        def S(b: frozenset) -> frozenset:
+            if b not in memo:
+                if len(memo) >= self.MAX_REDUCT_RUNS:
+                    raise UnsupportedError(
+                        f"engine: during_result='contained': no decision after {self.MAX_REDUCT_RUNS} reduct runs (the "
+                        "well-founded model is not total) in rule(s) " + "; ".join(blame(undefined)))
+                memo[b] = self._reduct_run(b)
+            return memo[b][1]
+
+        def narrow(low: frozenset, high: frozenset, t: frozenset, f: frozenset) -> tuple[frozenset, frozenset]:
+            while True:
+                high2 = S(low) - f
+                low2 = S(high2) | t
+                if (low2, high2) == (low, high):
+                    return low, high
+                low, high = low2, high2
+
+        rules = self.program.event_rules
+
+        def blame(keys) -> tuple[str, ...]:
+            return tuple(str(rules[i]) for i in sorted({self.nodes[k[0]].rule for k in keys}))
+
+        empty: frozenset = frozenset()
+        undefined: frozenset = empty
+        low, high = narrow(empty, S(empty), empty, empty)
+        if low == high:
+            return memo[low][0]
+        undefined = high - low
+        models: list[frozenset] = []
+        todo = [(low, high, empty, empty)]
+        while todo and len(models) < 2:
+            lo, hi, t, f = todo.pop()
+            lo, hi = narrow(lo, hi, t, f)
+            if not lo <= hi:
+                continue                 # no answer set under these assumptions
+            if lo == hi:
+                if S(lo) == lo:
+                    models.append(lo)
+                continue
+            a = min(hi - lo, key=repr)
+            todo.append((lo, hi, t, f | {a}))
+            todo.append((lo, hi, t | {a}, f))
+        if len(models) == 1:
+            return memo[models[0]][0]
+        names = blame((models[0] ^ models[1]) if models else undefined)
+        what = "no answer set" if not models else "more than one answer set"
+        raise ModelError(
+            f"engine: the ETALIS program has {what} on this stream (the well-founded model is not total): the "
+            "negation is not stratified by time in rule(s) " + "; ".join(names)
+            + " (during_result='contained' breaks the hull property the stratification relies on; "
+            "docs/semantics/etalis.md#etalis-2.4, #etalis-A5)", 2 if models else 0, names)
+
     # ---------------------------------------------------------------- derivation
-    def _derive(self, name: str, args: tuple, s: int, e: int) -> None:
+    def _derive(self, name: str, args: tuple, s: int, e: int, held: bool = False) -> None:
+        """A new instance of event ``name(args)`` on ``[s, e]``: emit it if it is a result (unless ``held``: derived
+        by a held rule, decided at close()), and dispatch it to the leaves of its predicate."""
         key = (name, args, s, e)
+        pk = (name, len(args))
         if key in self.ev_seen:
+            if not held and self.held_rules and pk in self.derived:
+                self._emit((str(A.EventAtom(name, args)), s, e))   # first held, now derived by a settled rule
             return
         self.ev_seen.add(key)
-        pk = (name, len(args))
-        if pk in self.derived:
-            self.out.append((str(A.EventAtom(name, args)), s, e))
-            self.n_results += 1
+        if pk in self.derived and not held:
+            if self.held_rules:
+                self._emit((str(A.EventAtom(name, args)), s, e))
+            else:
+                self.out.append((str(A.EventAtom(name, args)), s, e))
+                self.n_results += 1
         for leaf in self.leaves.get(pk, ()):
             env: dict = {}
             if all(_unify(p, g, env) for p, g in zip(leaf.p.args, args)):
@@ -583,7 +808,7 @@ class Evaluator:
             args = tuple(_value(a, env) for a in r.head.args)
             if any(a is None for a in args):
                 return
-            self._derive(r.head.name, args, s, e)
+            self._derive(r.head.name, args, s, e, n.rule in self.held_rules)
             return
         k = p.kind
         if k == "Window":
@@ -674,6 +899,11 @@ class Evaluator:
                 continue
             sv, ev = sf[0], ef[0]
             vals = tuple(sv[i] if side == 0 else ev[i] for side, i in p.build)
+            if self.reduct is not None:  # the reduct w.r.t. a fixed set of blocking keys (close(), held rules)
+                self.gaps.append((p, vals, sf[1], e2, s3, ef[2]))
+                if blocking_key(p, vals, sf[1], e2, s3, ef[2]) not in self.reduct:
+                    self._add(p, vals, sf[1], ef[2])
+                continue
             blocked = False
             if not p.never_blocks:
                 blockers = nc.store.get(tuple(vals[i] for i in p.nkey))

@@ -221,8 +221,8 @@ def test_strings_and_symbols():
 
 
 def test_unsupported_and_order():
-    with pytest.raises(UnsupportedError):
-        evaluator(parse("r <- not(c).[(a) during (b), d]."), Options(during_result="contained"))
+    # during_result=contained with during and not(..) is evaluated (tests/etalis/test_etalis_contained.py)
+    agree("r <- not(c).[(a) during (b), d].", "b@0 a@1-2 c@3 d@4 b@0-5", Options(during_result="contained"))
     # without a DURING node the switch changes nothing: no refusal, the same results as "container"
     agree("r <- not(c).[a, b].", "a@1 c@2 b@3 a@4 b@5", Options(during_result="contained"))
     with pytest.raises(TypeError):              # the policy is a switch of Options, not an argument

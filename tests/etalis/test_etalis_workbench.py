@@ -111,7 +111,7 @@ def test_emission_positions_are_checked():
 
 def test_unsupported_is_input_error():
     with pytest.raises(InputError):
-        L.evaluator(L.parse("r <- not(c).[(a) during (b), d]."), Options(during_result="contained"))
+        L.evaluator(L.parse("r(Y) <- a(X) where Y is X / 2."), Options())
     with pytest.raises(UnsupportedError):
         L.oracle(L.parse("r(Y) <- a(X) where Y is X / 2."), parse_compact_stream("a(1)@1"),
                  Options(), None)

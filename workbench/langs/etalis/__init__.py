@@ -29,7 +29,9 @@ provides ``result_positions`` (used by :func:`ceplab.workbench.compare.compare` 
 * if no event ends at ``t`` (``t`` is an absolute time point): at the first event ending after
   ``t``, or at ``close()`` when there is none;
 * with ``during_result="contained"`` a result's interval is not the hull of what it was built from
-  (``p1 during p2`` ends before ``p2`` does), so only "not before its end" is checked;
+  (``p1 during p2`` ends before ``p2`` does), so only "not before its end" is checked, ``close()`` included
+  (in a program with ``not`` the engine holds the results a late blocker could still invalidate and emits
+  them at ``close()``, docs/semantics/etalis.md#etalis-9.5.9);
 * with ``not_reading="literal"`` and a ``not(..)`` in the program, a result ending at ``t`` may also come
   when the time step ``t`` is complete: at the first event ending after ``t``, or at ``close()``. A literal
   NOT result at ``t`` can be hidden by a later event at ``t`` (docs/semantics/etalis.md#etalis-A7), so the
@@ -285,16 +287,23 @@ def random_options(rng: random.Random) -> Options:
         return Options(**kw)
 
 
+#: Probability that :func:`_random_case` gives a program with both ``during`` and ``not`` the switch
+#: ``during_result="contained"`` (the combination the engine decides at ``close()``).
+P_CONTAINED_DURING_NOT = 0.4
+
+
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: the shared generator's (rules, stream) plus random switches.
 
     Rejection sampling: a program that does not parse (``ParseError``, e.g. an unsafe head) or that
     the oracle's compiler refuses (``UnsupportedError``, e.g. ``/`` or floats) is redrawn from the same
     ``rng`` (at most 30 times); the engine is not consulted, so a program it refuses while the oracle
-    answers it is counted by the campaign as an engine refusal. One switch combination the engine does
-    not implement, ``during_result="contained"`` in a program with both ``during`` and ``not`` (it breaks the
-    time stratification the engine relies on; the oracle may report no unique model there), falls back to
-    ``during_result="container"``, so the case stays a function of the seed.
+    answers it is counted by the campaign as an engine refusal. Every switch combination is kept as drawn,
+    also ``during_result="contained"`` in a program with both ``during`` and ``not`` (the engine holds the
+    results a late blocker may invalidate and decides them at ``close()``, docs/semantics/etalis.md#etalis-9.5.9;
+    where the oracle finds no unique model it raises ``ModelError`` and the case counts as the oracle's refusal).
+    Such a program gets ``during_result="contained"`` with probability :data:`P_CONTAINED_DURING_NOT` (instead of
+    the 10% of :func:`random_options`), so that a campaign meets these cases often enough to matter.
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.langs.etalis.generators import random_etalis_case
@@ -310,8 +319,9 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
             continue
         break
     options = random_options(rng)
-    if prog is not None and options.during_result == "contained" and _has_not(prog) and _has_during(prog):
-        options = dataclasses.replace(options, during_result="container")
+    if (prog is not None and options.during_result == "container" and _has_not(prog) and _has_during(prog)
+            and rng.random() < (P_CONTAINED_DURING_NOT - 0.1) / 0.9):
+        options = dataclasses.replace(options, during_result="contained")
     return text, stream, options
 
 

@@ -157,21 +157,23 @@ def etalis_cases(min_len: int = 0, max_len: int = 8, **kw: Any) -> st.SearchStra
 
 def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
     """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options`: ``not_local_vars``,
-    ``proper_intervals_only``, ``window`` and, under the unrestricted policy, ``not_reading``
-    (``during_result="contained"`` is restricted to programs without ``not`` and not drawn). With
+    ``proper_intervals_only``, ``window``, ``during_result`` (``"contained"`` in about a third of the draws, with
+    or without ``not`` in the program: the engine decides the programs with both at ``close()``,
+    docs/semantics/etalis.md#etalis-9.5.9) and, under the unrestricted policy, ``not_reading``. With
     ``policies`` (default) also the consumption ``policy`` (the policies are per witness only)."""
     from ceplab.semantics.etalis.options import Options
 
     pol = (st.sampled_from(["unrestricted", "chronological", "recent", "recent_lifo"]) if policies
            else st.just("unrestricted"))
 
-    def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool) -> Any:
+    def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool, during: str) -> Any:
         return Options(not_local_vars=not_local_vars, proper_intervals_only=proper, window=window,
-                       policy=policy,
+                       policy=policy, during_result=during,
                        not_reading="literal" if literal and policy == "unrestricted" else "per_witness")
 
     return st.builds(build, pol, st.sampled_from(["existential", "free"]), st.booleans(),
-                     st.sampled_from(["at_most", "exactly"]), st.booleans())
+                     st.sampled_from(["at_most", "exactly"]), st.booleans(),
+                     st.sampled_from(["container", "container", "contained"]))
 
 
 def gen_hull_not_rule(ch: Chooser) -> str:
