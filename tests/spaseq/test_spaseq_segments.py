@@ -3,7 +3,7 @@ local in time with span 0 and lookahead omega, anchored at the result's first se
 a result whose last event, or the event that blocks a negated last element, lies exactly omega after its first
 event is found (or refused) only when the segment reaches that far, so the tests below fail with lookahead
 omega - 1.  Random cases with results are cut into segments of 1-3 owned events; ``ceplab run --oracle --segments``
-gives the whole-stream answer."""
+gives the whole-stream answer; a streamset with a blank node is refused (exit 2)."""
 from __future__ import annotations
 
 import dataclasses
@@ -115,3 +115,21 @@ def test_cli_run_oracle_segments(tmp_path):
     w, s = (json.loads(r.stdout.strip().splitlines()[-1]) for r in (whole, seg))
     assert s["results"] == w["results"] and s["count"] == w["count"] > 0
     assert s["path"].startswith("clingo oracle, 8 segment(s)")
+
+
+def test_a_stream_with_blank_nodes_is_refused(tmp_path):
+    """The one refusal: blank nodes are labelled by position, and a segment re-read from JSON on a Spark executor
+    would relabel them (docs/semantics/spaseq.md#spaseq-9.6)."""
+    q = QUERY.format(w=W, seq="A ; B")
+    items = [f"s@{t} {{ :e{t} :a {t} }}" for t in range(5)] + ["s@5 { _:x :b 1 }"]
+    stream = parse_compact_stream(items)
+    assert L.locality(L.parse(q), L.options(), stream) is None
+    assert L.locality(L.parse(q), L.options(), stream[:-1]) is not None
+    (tmp_path / "q.spaseq").write_text(q)
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in L.stream_to_json(stream)))
+    files = [str(tmp_path / "q.spaseq"), str(tmp_path / "s.jsonl")]
+    ok = CliRunner().invoke(app, ["run", "spaseq", *files, "--oracle"])
+    assert ok.exit_code == 0, ok.output
+    for cmd in (["run", "spaseq", *files, "--oracle", "--segments", "2"], ["check", "spaseq", *files]):
+        res = CliRunner().invoke(app, cmd)
+        assert res.exit_code == 2 and "local" in res.output, res.output

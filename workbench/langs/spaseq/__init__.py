@@ -202,22 +202,31 @@ def _locality(query: Any, options: Options, stream: Any) -> Any:
     on to the window's end; nothing looks before ``F`` (every instance of the first element starts witnesses,
     docs/semantics/spaseq.md#spaseq-A25, and a tumbling window's ticks before ``F`` decide nothing).  So a result
     uses and is decided by events with times in ``[F, F+omega]`` only (the window's end is at most ``F+omega``).
-    Background graphs are static (part of the query), contiguity over "every stream of the input" only asks
-    whether *some* event lies in a gap, and blank nodes are scoped by the position read from the file, which
-    cutting a segment keeps (:func:`.streams.drop_events`).  ``WITHIN`` is mandatory, so no query is refused.
+    Background graphs are static (part of the query) and contiguity over "every stream of the input" only asks
+    whether *some* event lies in a gap.  ``WITHIN`` is mandatory, so every query is local.
+
+    Not local (None): a stream holding a blank node.  Blank nodes are labelled by their event's position
+    (docs/semantics/spaseq.md#spaseq-A15); an in-process segment keeps the labels (:func:`.streams.drop_events`),
+    but a segment shipped to a Spark executor is re-read from JSON (:func:`.streams.stream_from_json`), which
+    labels them again by the segment's positions, so a result binding one would differ from the whole stream's.
 
     Anchor: ``F``, the earliest time among the result's events (:attr:`Match.events`); coordinate: an event's time
     (the streamset is ordered by ``(time, position)``).
 
     Args:
-        query: a :class:`SpaseqQuery` or bare AST; options: the switches (every value is local); stream: unused.
+        query: a :class:`SpaseqQuery` or bare AST; options: the switches (every value is local); stream: the graph
+            events.
 
     Returns:
-        A :class:`ceplab.workbench.segments.Locality` (``unit="time"``).
+        A :class:`ceplab.workbench.segments.Locality` (``unit="time"``), or None.
     """
+    from rdflib import BNode
+
     from ceplab.workbench.segments import TIME, Locality
 
     q, _ = _unwrap(query)
+    if any(isinstance(x, BNode) for e in stream for tr in e.graph for x in tr):
+        return None
     return Locality(span=0, unit=TIME, last=_first_time, lookahead=int(q.window), time=_event_time)
 
 
