@@ -315,9 +315,9 @@ def _segmented(L: Any, q: Any, s: Any, options: Any, limits: Any, size: int, que
 
     loc = L.locality(q, options, s) if L.locality is not None else None
     if loc is None:
-        raise _bad_input(f"ceplab: {query}: --segments needs a query the {L.name} plugin declares local (a "
-                         f"windowed query under a switch setting whose answer decomposes over time); this one is "
-                         f"not, run it without --segments")
+        raise _bad_input(f"ceplab: {query}: --segments needs a query the {L.name} plugin declares local on this "
+                         f"stream (a windowed query under a switch setting whose answer decomposes over time, see "
+                         f"Language.locality); this one is not, run it without --segments")
     ans = segmented_oracle(L, q, s, options, limits, loc, size)
     stats: dict[str, Any] = {}
     for row in ans.segments:
