@@ -35,7 +35,8 @@ class CheckReport:
     Attributes:
         verdict: ``agree``, ``disagree`` or ``undecided``.
         events: stream length; segments: per segment row (:func:`ceplab.workbench.segments.solve_segment`).
-        span, unit: the query's locality (:class:`~ceplab.workbench.segments.Locality`).
+        span, unit, lookahead: the query's locality (:class:`~ceplab.workbench.segments.Locality`): a segment
+            holds the events up to ``span`` before its owned range and up to ``lookahead`` after it.
         engine_count, oracle_count: result counts (oracle None when undecided).
         oracle_only, engine_only: the disagreeing results.
         problems: emissions of results both sides have that break the emission contract (emitted twice, or
@@ -63,6 +64,7 @@ class CheckReport:
     where: str = "in process"
     segments: list[dict] = field(default_factory=list)
     cut: list[dict] = field(default_factory=list)
+    lookahead: int = 0
 
 
 #: disagreeing segments cut out and re-checked (and shrunk) per check
@@ -128,7 +130,7 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
     oracle_s = time.perf_counter() - t0
     rows = [row for _, _, row in solved]
     why = next((w for _, w, _ in solved if w is not None), None)
-    base = dict(events=len(events), span=loc.span, unit=loc.unit, engine_count=len(engine),
+    base = dict(events=len(events), span=loc.span, lookahead=loc.lookahead, unit=loc.unit, engine_count=len(engine),
                 engine_seconds=engine_s, oracle_seconds=oracle_s, where=where, segments=rows)
     if why is not None:
         return CheckReport("undecided", oracle_count=None, undecided=why, **base)

@@ -315,18 +315,25 @@ def _segmented(L: Any, q: Any, s: Any, options: Any, limits: Any, size: int, que
 
     loc = L.locality(q, options, s) if L.locality is not None else None
     if loc is None:
-        raise _bad_input(f"ceplab: {query}: --segments needs a query the {L.name} plugin declares local (a "
-                         f"windowed query under a switch setting whose answer decomposes over time); this one is "
-                         f"not, run it without --segments")
+        raise _bad_input(f"ceplab: {query}: --segments needs a query the {L.name} plugin declares local on this "
+                         f"stream (a windowed query under a switch setting whose answer decomposes over time, see "
+                         f"Language.locality); this one is not, run it without --segments")
     ans = segmented_oracle(L, q, s, options, limits, loc, size)
     stats: dict[str, Any] = {}
     for row in ans.segments:
         for k, v in (row.get("stats") or {}).items():
             if isinstance(v, (int, float)):
                 stats[k] = stats.get(k, 0) + v
-    path = (f"clingo oracle, {len(ans.segments)} segment(s) of about {size} owned events, overlap {loc.span} "
-            f"{'ticks' if loc.unit == 'time' else 'positions'}")
+    path = (f"clingo oracle, {len(ans.segments)} segment(s) of about {size} owned events, "
+            f"{_overlap(loc.span, loc.lookahead, loc.unit)}")
     return ans.results, ans.undecided, ans.seconds, stats, path
+
+
+def _overlap(span: int, lookahead: int, unit: str) -> str:
+    """How far segments overlap, for ``run --segments`` and ``check``: ``overlap 10 ticks`` (span only) or
+    ``overlap 0 ticks before, 10 after``."""
+    u = "ticks" if unit == "time" else "positions"
+    return f"overlap {span} {u}" if not lookahead else f"overlap {span} {u} before, {lookahead} after"
 
 
 def _stats_json(stats: Any) -> dict[str, Any]:
@@ -521,7 +528,7 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
     tj = L.result_to_json
     if json_out:
         obj = {"lang": lang, "verdict": rep.verdict, "events": rep.events, "segments": len(rep.segments),
-               "span": rep.span, "unit": rep.unit, "engine_count": rep.engine_count,
+               "span": rep.span, "lookahead": rep.lookahead, "unit": rep.unit, "engine_count": rep.engine_count,
                "oracle_count": rep.oracle_count, "engine_seconds": round(rep.engine_seconds, 6),
                "oracle_seconds": round(rep.oracle_seconds, 6), "where": rep.where, "undecided": rep.undecided,
                "oracle_only": [tj(r) for r in rep.oracle_only], "engine_only": [tj(r) for r in rep.engine_only],
@@ -531,8 +538,8 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
         out.print(f"{rep.verdict}: {rep.events:,} events, engine {rep.engine_count:,} result(s) in "
                   f"{rep.engine_seconds:.2f} s; oracle "
                   f"{'-' if rep.oracle_count is None else f'{rep.oracle_count:,}'} result(s) in "
-                  f"{rep.oracle_seconds:.2f} s over {len(rep.segments)} segment(s) (overlap {rep.span} "
-                  f"{'ticks' if rep.unit == 'time' else 'positions'}, {rep.where})", markup=False)
+                  f"{rep.oracle_seconds:.2f} s over {len(rep.segments)} segment(s) "
+                  f"({_overlap(rep.span, rep.lookahead, rep.unit)}, {rep.where})", markup=False)
         if rep.undecided:
             out.print(f"  undecided: {rep.undecided}", markup=False)
         for r in rep.oracle_only[:20]:

@@ -1,8 +1,9 @@
 """Segmented oracle solving: one long stream solved as overlapping segments (DESIGN.md section 2).
 
-Where a query's semantics is *local* -- every result uses only events within a bounded span before its
-last event, and nothing outside that span decides whether it is a result -- the whole-stream answer is
-the union of the answers on overlapping segments, each result kept by exactly one segment:
+Where a query's semantics is *local* -- every result has an *anchor* (e.g. its last event; its first event, or
+the time it is evaluated at), uses only events from a bounded span before the anchor to a bounded lookahead
+after it, and nothing outside that range decides whether it is a result -- the whole-stream answer is the
+union of the answers on overlapping segments, each result kept by exactly one segment:
 
 * the stream is cut into consecutive **owned ranges** ``[lo, hi)`` of a coordinate (the events' times or
   their positions, :attr:`Locality.unit`), never inside a group of equal coordinates;

@@ -20,7 +20,7 @@ def _case(name: str, n: int = 400, w: int = 15, seed: int = 4):
     return L, L.parse(text), text, stream, options
 
 
-@pytest.mark.parametrize("name", ["cel", "etalis", "epsparql"])
+@pytest.mark.parametrize("name", ["cel", "etalis", "epsparql", "spaseq", "cqels"])
 def test_agrees_on_a_long_stream_and_equals_the_whole_stream_oracle(name):
     L, q, text, stream, options = _case(name)
     rep = check(L, q, text, stream, options, size=60, limits=default_limits())

@@ -44,7 +44,7 @@ LOCAL = [L.name for L in language.languages() if L.locality is not None]
 
 
 def test_the_languages_that_scale_declare_locality():
-    assert {"cel", "etalis", "epsparql"} <= set(LOCAL)
+    assert {"cel", "etalis", "epsparql", "spaseq", "cqels"} <= set(LOCAL)
 
 
 @pytest.mark.parametrize("name", [n for n in LOCAL if language.get(n).oracle_workload is not None])

@@ -241,6 +241,70 @@ def _papers() -> PaperFormat:
     return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND)
 
 
+def _locality(query: Any, options: Options, stream: Any) -> Any:
+    """Segmented solving (:mod:`ceplab.workbench.segments`; docs/semantics/cqels.md#cqels-3.9): a query whose
+    windows are all ``RANGE T [SLIDE d]`` or ``NOW`` is local in time.  Anchor: an answer's evaluation time ``t``
+    (:attr:`Answer.time`); coordinate: an element's start (streams are sorted by ``(start, position)``); span
+    ``max(T + d - 1) + X`` ticks (``NOW`` counts as ``T = 0, d = 1``), ``X`` the longest element ``end - start`` of
+    ``stream``; lookahead 0.
+
+    Why: the snapshot ``[[Q, t]]`` (docs/semantics/cqels.md#cqels-3.3) is a function of the window contents at
+    ``t`` and of the static data (part of the query).  ``RANGE T SLIDE d`` keeps at ``t`` the arrived elements
+    that overlap ``[u - T, u]`` with ``u = d*floor(t/d) >= t - d + 1`` (docs/semantics/cqels.md#cqels-3.1; the
+    slide is aligned to tick 0, the same in every segment), so their end is ``>= t - T - d + 1`` and their start
+    ``>= t - T - d + 1 - X``; they have arrived, so their start is ``<= t``.  SEQ, SEQ_WO, NO_HEAD and NO_TAIL
+    only look inside the windows; clipping, ``[tD, t]`` and the JOIN identity ``[0, t]`` depend on ``t`` and the
+    static data only.  Evaluation times: every ``t`` in ``[0, H]``; with ``--until H`` every segment gets the same
+    ``H``; with the default ``H = L + R`` (docs/semantics/cqels.md#cqels-3.8) a segment's own horizon can be
+    smaller than the whole stream's, but past it every window of the whole stream is empty at the segment's owned
+    times, and an event clause over empty windows has no result (every SEQ has a positive element), so the whole
+    stream has no answer there either.
+
+    Not local (None): an ``ALL`` or ``TRIPLES n`` window (they reach back to any element); a query without event
+    clauses and without ``--until`` (it answers at every ``t <= L + R``, and ``L`` is the last time of the whole
+    input); a stream holding a blank node (cutting a segment renumbers positions, and blank-node labels name
+    their element's position: docs/semantics/cqels.md#cqels-G17).
+
+    Args:
+        query: a :class:`CqelsQuery` (or bare AST); options: the switches (every value is local); stream: the
+            elements (sorted by start).
+
+    Returns:
+        A :class:`ceplab.workbench.segments.Locality` (``unit="time"``), or None.
+    """
+    from rdflib import BNode
+
+    from ceplab.semantics.cqels import ast as A
+    from ceplab.workbench.segments import TIME, Locality
+
+    cq = resolve(query, options)
+    q = cq.query
+    reach = 0
+    for w in q.windows:
+        if isinstance(w.spec, A.RangeWindow):
+            reach = max(reach, w.spec.range + w.spec.slide - 1)
+        elif not isinstance(w.spec, A.NowWindow):
+            return None
+    if not q.events and cq.until is None:
+        return None
+    extent = 0
+    for e in stream:
+        extent = max(extent, int(e.end) - int(e.start))
+        if any(isinstance(x, BNode) for tr in e.triples() for x in tr):
+            return None
+    return Locality(span=reach + extent, unit=TIME, last=_answer_time, time=_element_start)
+
+
+def _answer_time(r: Any) -> int:
+    """The anchor of an :class:`Answer` for segmented solving: its evaluation time ``t`` (ticks)."""
+    return int(r.time)
+
+
+def _element_start(e: Any) -> int:
+    """A stream element's start in ticks (the segment coordinate; cheaper than :func:`.streams.event_row`)."""
+    return int(e.start)
+
+
 #: The benchmark workload :func:`_oracle_workload` uses.
 ORACLE_WORKLOAD = "NEG"
 
@@ -309,6 +373,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "

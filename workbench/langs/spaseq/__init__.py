@@ -189,6 +189,57 @@ def _benchmark() -> Any:
     return BENCHMARK
 
 
+def _locality(query: Any, options: Options, stream: Any) -> Any:
+    """Segmented solving (:mod:`ceplab.workbench.segments`; docs/semantics/spaseq.md#spaseq-9.6): every SPAseq
+    query is local in time, with span 0 and lookahead ``omega`` (``Query.window``, integer ticks).
+
+    Why: every selected event of a witness, and every event that decides it, lies in one window
+    (docs/semantics/spaseq.md#spaseq-3.7): a tumbling window ``[origin+i*omega, origin+(i+1)*omega]`` (closed or
+    half-open, aligned to the absolute tick ``Options.origin``, so its index does not depend on where a segment
+    starts) or, under ``window="anchored"``, ``[F, F+omega]`` from the witness's first selected event ``F``.
+    Skip-till-next relevance, strict-contiguity gaps, negation between two elements and first-match disjunction
+    look strictly between or at selected events (docs/semantics/spaseq.md#spaseq-3.8); a negated last element looks
+    on to the window's end; nothing looks before ``F`` (every instance of the first element starts witnesses,
+    docs/semantics/spaseq.md#spaseq-A25, and a tumbling window's ticks before ``F`` decide nothing).  So a result
+    uses and is decided by events with times in ``[F, F+omega]`` only (the window's end is at most ``F+omega``).
+    Background graphs are static (part of the query) and contiguity over "every stream of the input" only asks
+    whether *some* event lies in a gap.  ``WITHIN`` is mandatory, so every query is local.
+
+    Not local (None): a stream holding a blank node.  Blank nodes are labelled by their event's position
+    (docs/semantics/spaseq.md#spaseq-A15); an in-process segment keeps the labels (:func:`.streams.drop_events`),
+    but a segment shipped to a Spark executor is re-read from JSON (:func:`.streams.stream_from_json`), which
+    labels them again by the segment's positions, so a result binding one would differ from the whole stream's.
+
+    Anchor: ``F``, the earliest time among the result's events (:attr:`Match.events`); coordinate: an event's time
+    (the streamset is ordered by ``(time, position)``).
+
+    Args:
+        query: a :class:`SpaseqQuery` or bare AST; options: the switches (every value is local); stream: the graph
+            events.
+
+    Returns:
+        A :class:`ceplab.workbench.segments.Locality` (``unit="time"``), or None.
+    """
+    from rdflib import BNode
+
+    from ceplab.workbench.segments import TIME, Locality
+
+    q, _ = _unwrap(query)
+    if any(isinstance(x, BNode) for e in stream for tr in e.graph for x in tr):
+        return None
+    return Locality(span=0, unit=TIME, last=_first_time, lookahead=int(q.window), time=_event_time)
+
+
+def _first_time(r: Any) -> int:
+    """The anchor of a :class:`Match` for segmented solving: the earliest time of its selected events (ticks)."""
+    return min(t for _, t in r.events)
+
+
+def _event_time(e: Any) -> int:
+    """A graph event's time in ticks (the segment coordinate; cheaper than :func:`.streams.event_row`)."""
+    return int(e.time)
+
+
 #: The benchmark workload :func:`_oracle_workload` uses.
 ORACLE_WORKLOAD = "VSTN"
 
@@ -255,6 +306,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
