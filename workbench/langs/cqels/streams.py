@@ -68,11 +68,11 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
                 if not isinstance(tr, list) or len(tr) != 3 or not all(isinstance(t, str) for t in tr):
                     raise ValueError("a triple is a list of three N-Triples terms")
                 g.add(tuple(parse_nt_term(t) for t in tr))
-            name = x.get("name")
-            if name is not None and (not isinstance(name, str) or not name):
+            gname = x.get("name")        # the element's graph name (``name`` is the file's)
+            if gname is not None and (not isinstance(gname, str) or not gname):
                 raise ValueError("name is an IRI")
             elements.append(StreamElement(g, start, end, URIRef(stream.strip("<>")), i,
-                                          URIRef(name.strip("<>")) if name else None))
+                                          URIRef(gname.strip("<>")) if gname else None))
         except (KeyError, TypeError, ValueError) as e:
             raise StreamError(f"expected an object with stream, start, end, triples ({e})", name, i + 1, 1) from None
     return check_elements(elements, name)
