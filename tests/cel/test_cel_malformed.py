@@ -22,3 +22,22 @@ def test_huge_within_agrees(tmp_path, w):
     assert r.exit_code == 0, (r.exit_code, r.output)
     out = json.loads(r.stdout)
     assert out["agree"] is True and out["oracle_count"] == 2, out
+
+
+def test_window_gc_ring_is_bounded():
+    """Found by ``ceplab fuzz cel --malformed``: ``WindowGC(w)`` allocated ``w + 2`` ring slots up front, so
+    ``STRICT(... WITHIN 99999999999999999999999999999999999999)`` ran out of memory / time (a hang)."""
+    from ceplab.engine.cel.ecs import RING_MAX, WindowGC
+
+    assert WindowGC(10**38).size == RING_MAX + 2 and WindowGC(5).size == 7
+
+
+@pytest.mark.parametrize("strategy", ["ALL", "STRICT", "NXT", "LAST", "MAX"])
+def test_huge_within_every_strategy_agrees_quickly(tmp_path, strategy):
+    q, s = tmp_path / "q.cel", tmp_path / "s.jsonl"
+    q.write_text(f"{strategy}((A AS a) ; (B AS b) WITHIN 99999999999999999999999999999999999999)\n", encoding="utf-8")
+    s.write_text("".join(f'{{"type": "{t}", "time": {i}, "attrs": {{}}}}\n' for i, t in enumerate("ABAB")),
+                 encoding="utf-8")
+    r = runner.invoke(cli.app, ["compare", "cel", str(q), str(s), "--json", "--engine-time", "5"])
+    assert r.exit_code == 0, (r.exit_code, r.output)
+    assert json.loads(r.stdout)["agree"] is True
