@@ -264,7 +264,27 @@ def parse_nt_term(text: str) -> Node:
             raise ValueError(f"not an N-Triples term: {text[:60]!r} ({e})") from None
     if not isinstance(t, (URIRef, BNode, Literal)):
         raise ValueError(f"not an N-Triples term: {text[:60]!r}")
+    iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+    if iri is not None:
+        check_iri(str(iri))
     return t
+
+
+#: Characters an IRI may not contain (N-Triples/Turtle ``IRIREF``): controls, space, ``<>"{}|^`\``.
+_BAD_IRI_CHAR = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+
+def check_iri(text: str) -> str:
+    """``text`` when it can be an IRI (written between ``<`` and ``>``, no ``<`` / ``>`` themselves).
+
+    Raises:
+        ValueError: ``text`` contains a character an ``IRIREF`` may not contain (rdflib would accept it and fail
+            later, when writing the term).
+    """
+    m = _BAD_IRI_CHAR.search(text)
+    if m:
+        raise ValueError(f"not an IRI: {text[:60]!r} (character {m.group(0)!r} at {m.start() + 1})")
+    return text
 
 
 # ------------------------------------------------------------------------------------------ TriG: lexical scan

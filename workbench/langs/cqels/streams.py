@@ -46,7 +46,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     from rdflib import Graph, URIRef
 
     from ceplab.semantics.cqels.streams import check_elements
-    from ceplab.semantics.rdfstream import StreamElement, parse_nt_term
+    from ceplab.semantics.rdfstream import StreamElement, check_iri, parse_nt_term
 
     if not isinstance(items, list):
         raise StreamError("expected a list of stream elements", name)
@@ -58,6 +58,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
             stream = x["stream"]
             if not isinstance(stream, str) or not stream:
                 raise ValueError("stream is an IRI")
+            check_iri(stream.strip("<>"))
             start = x["start"]
             end = x.get("end", start)
             for v in (start, end):
@@ -71,6 +72,8 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
             gname = x.get("name")        # the element's graph name (``name`` is the file's)
             if gname is not None and (not isinstance(gname, str) or not gname):
                 raise ValueError("name is an IRI")
+            if gname:
+                check_iri(gname.strip("<>"))
             elements.append(StreamElement(g, start, end, URIRef(stream.strip("<>")), i,
                                           URIRef(gname.strip("<>")) if gname else None))
         except (KeyError, TypeError, ValueError) as e:
