@@ -19,3 +19,28 @@ def test_huge_time_is_refused_not_wrapped(tmp_path):
     assert r.exit_code == 2, (r.exit_code, r.output)
     assert "Traceback" not in r.output
     assert "occurrence at position 1" in r.output and "32-bit" in r.output, r.output
+
+
+def test_jsonl_time_that_is_not_an_integer_is_a_located_stream_error(tmp_path):
+    """Found by ``ceplab fuzz epsparql --malformed``: ``"start": 1e400`` (JSON's infinity) raised an uncaught
+    OverflowError in ``int()`` (a traceback); a float was silently truncated."""
+    q, s = tmp_path / "q.rq", tmp_path / "s.jsonl"
+    q.write_text("SELECT ?x WHERE { ?x <http://e/p> ?y }\n", encoding="utf-8")
+    ok = '{"s": "<http://e/a>", "p": "<http://e/p>", "o": "<http://e/b>", "start": 1}\n'
+    for bad in ("1e400", "2.5", '"3"', "true"):
+        s.write_text(ok + "\n" + ok.replace('"start": 1', f'"start": {bad}'), encoding="utf-8")
+        r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--json"])
+        assert r.exit_code == 2, (bad, r.exit_code, r.output)
+        assert r.output.startswith(f"{s}:3:1: start and end are integer ticks"), r.output
+
+
+def test_background_iri_with_a_space_is_a_located_error(tmp_path):
+    """Found by ``ceplab fuzz epsparql --malformed``: rdflib's Turtle parser accepts ``<hrdfs: <http://...#label>``
+    as an IRI and oracle and engine both failed writing it (a disagreement); the background reader refuses it."""
+    q, s, g = tmp_path / "q.rq", tmp_path / "s.nt", tmp_path / "g.ttl"
+    q.write_text("SELECT ?x WHERE { ?x <http://e/p> ?y }\n", encoding="utf-8")
+    s.write_text("<http://e/a> <http://e/p> <http://e/b> 3 .\n", encoding="utf-8")
+    g.write_text("<http://e/a> <http://e/q a> <http://e/b> .\n", encoding="utf-8")
+    r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--background", str(g), "--json"])
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert f"{g}: not an IRI" in r.output, r.output
