@@ -200,8 +200,9 @@ P_RANDOM_BASE = 0.35
 #: Share of the mutants that pass one of the language's bundled graphs (when it has any).
 P_GRAPH = 0.35
 
-#: Hidden faults for the tests of the campaign itself: ``traceback`` makes the language's ``read_stream`` raise
-#: an uncaught ``RuntimeError`` in every mutant, ``hang`` makes it sleep past any limit.
+#: Hidden faults for the tests of the campaign itself: ``traceback`` makes the language's ``parse_file`` (the
+#: first thing ``ceplab compare`` calls on a mutant) raise an uncaught ``RuntimeError``, ``hang`` makes it sleep
+#: past any limit.
 FAULTS = ("traceback", "hang")
 
 #: Every class a mutant can end in (see the module docstring), and those that are findings.
@@ -371,7 +372,7 @@ def classify(code: int | None, stdout: str, stderr: str, tb: str | None, paths: 
 
 @contextlib.contextmanager
 def _fault(lang: Any, fault: str | None) -> Iterator[None]:
-    """Register a copy of ``lang`` whose ``read_stream`` misbehaves (:data:`FAULTS`) for the ``with`` body."""
+    """Register a copy of ``lang`` whose ``parse_file`` misbehaves (:data:`FAULTS`) for the ``with`` body."""
     if not fault:
         yield
         return
@@ -384,9 +385,9 @@ def _fault(lang: Any, fault: str | None) -> Iterator[None]:
         if fault == "hang":
             while True:
                 time.sleep(0.05)
-        raise RuntimeError(f"injected fault: read_stream crashed on {path}")
+        raise RuntimeError(f"injected fault: parse_file crashed on {path}")
 
-    language.add(dataclasses.replace(lang, read_stream=bad))
+    language.add(dataclasses.replace(lang, parse_file=bad))
     try:
         yield
     finally:
@@ -545,7 +546,8 @@ def campaign(langs: Iterable[str], cases: int = 200, seed: int = 0, master: str 
              out: str | Path = "ceplab-out/fuzz", spark: Any = None, remote: str | None = None,
              progress: bool = True, time_s: float | None = 10.0, memory_mb: int | None = 2048,
              oracle_s: float | None = None, resume: bool = False, waves: int | None = None,
-             fault: str | None = None, stop_after_waves: int | None = None) -> list[MalformedSummary]:
+             fault: str | None = None, stop_after_waves: int | None = None,
+             partitions: int | None = None) -> list[MalformedSummary]:
     """Run a malformed-input campaign per language (see the module docstring).
 
     Args:
@@ -558,6 +560,7 @@ def campaign(langs: Iterable[str], cases: int = 200, seed: int = 0, master: str 
         oracle_s: the oracle's time limit per mutant (seconds; default half of ``time_s``, at most 20).
         resume: keep the waves an interrupted campaign with the same parameters finished.
         waves: Spark jobs per language (default: up to :data:`ceplab.workbench.spark.MAX_WAVES`).
+        partitions: Spark tasks per language, split over the waves (default: about 20, at least 4 per core).
         fault: a hidden fault (:data:`FAULTS`), for the tests of the campaign itself.
         stop_after_waves: raise ``KeyboardInterrupt`` after this many waves (for the tests of ``resume``).
 
@@ -579,7 +582,7 @@ def campaign(langs: Iterable[str], cases: int = 200, seed: int = 0, master: str 
         with S._progress(progress) as bar:
             for name in langs:
                 summaries.append(_campaign(spark, sc, par, bar, name, cases, seed, Path(out), time_s, memory_mb,
-                                           oracle_s, resume, waves, fault, stop_after_waves))
+                                           oracle_s, resume, waves, fault, stop_after_waves, partitions))
     finally:
         if own:
             spark.stop()
@@ -588,7 +591,7 @@ def campaign(langs: Iterable[str], cases: int = 200, seed: int = 0, master: str 
 
 def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, seed: int, out: Path,
               time_s: float | None, memory_mb: int | None, oracle_s: float, resume: bool, waves: int | None,
-              fault: str | None, stop_after_waves: int | None) -> MalformedSummary:
+              fault: str | None, stop_after_waves: int | None, partitions: int | None = None) -> MalformedSummary:
     import shutil
 
     from ceplab.workbench import spark as S
@@ -604,7 +607,7 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, se
     n_waves, done = S._wave_state(folder, params, n_waves, resume)
     summ = MalformedSummary(lang=name, seed=seed, time_s=time_s, memory_mb=memory_mb, oracle_s=oracle_s,
                             out=str(folder), master=S._master_name(spark), cores=par)
-    slices = max(1, min(cases, max(4 * par, 20)))
+    slices = max(1, min(cases, partitions or max(4 * par, 20)))
     task = bar.add_task(f"malformed {name}", total=cases, rate="")
     rows: list[dict] = []
     tally: dict[str, int] = {}
