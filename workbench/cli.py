@@ -1056,9 +1056,10 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
         raise typer.Exit(1)
 
 
-def main() -> None:
-    """Entry point of the ``ceplab`` console script."""
-    app(prog_name="ceplab")
+def main(argv: Optional[List[str]] = None) -> None:
+    """Entry point of the ``ceplab`` console script: ``ceplab ARGV`` (default ``sys.argv[1:]``); ends with
+    ``SystemExit`` carrying the exit code."""
+    app(args=argv, prog_name="ceplab")
 
 
 if __name__ == "__main__":

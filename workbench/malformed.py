@@ -317,8 +317,29 @@ def draw_case(lang: Any, seed: int, case_id: int) -> MalformedCase:
 
 
 # ----------------------------------------------------------------------------- one mutant through the CLI
+#: The console script :func:`run_cli` runs (``[project.scripts]``): found through the package metadata, so that
+#: this module does not import the CLI module, which imports it.
+SCRIPT = "ceplab"
+
+
+@functools.lru_cache(maxsize=1)
+def cli_entry_point() -> Any:
+    """The function of the ``ceplab`` console script (``main(argv)``, :func:`ceplab.workbench.cli.main`).
+
+    Raises:
+        LookupError: ceplab is not installed (no ``ceplab`` console script in the package metadata).
+    """
+    import importlib.metadata
+
+    eps = list(importlib.metadata.entry_points(group="console_scripts", name=SCRIPT))
+    if not eps:
+        raise LookupError(f"no {SCRIPT!r} console script: install ceplab (pip install -e .)")
+    return eps[0].load()
+
+
 def run_cli(args: list[str]) -> tuple[int | None, str, str, str | None]:
-    """Run ``ceplab ARGS`` in this process through the Typer app (``standalone_mode``: as the console script).
+    """Run ``ceplab ARGS`` in this process through the console script's own function (:func:`cli_entry_point`:
+    the Typer app, as ``ceplab`` runs it).
 
     Returns:
         ``(exit code, stdout, stderr, traceback)``: the exit code is None and ``traceback`` the formatted
@@ -326,14 +347,13 @@ def run_cli(args: list[str]) -> tuple[int | None, str, str, str | None]:
         ``BaseException`` s that are not ``SystemExit`` (``EngineLimitExceeded``, ``KeyboardInterrupt``)
         propagate.
     """
-    from ceplab.workbench import cli
-
+    main = cli_entry_point()
     out, err = io.StringIO(), io.StringIO()
     code: int | None = 0
     tb = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            cli.app(args=args, prog_name="ceplab", standalone_mode=True)
+            main(list(args))
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except Exception:  # noqa: BLE001 - what the campaign looks for
