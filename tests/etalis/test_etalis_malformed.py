@@ -16,11 +16,12 @@ runner = CliRunner()
     ("d(1) <- a(_).\n", '{"type": "a", "args": [1], "time": 4294967296}', "the time stamp 4294967296"),
     ("d(X) <- (a(X) seq a(Y)).4294967296.\n", '{"type": "a", "args": [1], "time": 0}', "the window length"),
 ])
-def test_numbers_beyond_clingo_are_refused_not_wrapped(tmp_path, rules, event, what):
+@pytest.mark.parametrize("sets", [[], ["--set", "policy=chronological"]])     # the two oracles
+def test_numbers_beyond_clingo_are_refused_not_wrapped(tmp_path, rules, event, what, sets):
     q, s = tmp_path / "q.event", tmp_path / "s.jsonl"
     q.write_text(rules, encoding="utf-8")
     s.write_text(event + "\n", encoding="utf-8")
-    r = runner.invoke(cli.app, ["compare", "etalis", str(q), str(s), "--json"])
+    r = runner.invoke(cli.app, ["compare", "etalis", str(q), str(s), "--json", *sets])
     assert r.exit_code == 2, (r.exit_code, r.output)
     assert "Traceback" not in r.output
     assert f"{q}:" in r.output and what in r.output and "32-bit" in r.output, r.output
