@@ -386,6 +386,9 @@ def _first_line_with(text: str, needle: str) -> tuple[Optional[int], Optional[in
 def _serialisable(t: Node) -> bool:
     try:
         nt_term(t)
+        iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+        if iri is not None:         # rdflib writes a datatype IRI such as <.0"^^<http://...> without a check
+            check_iri(str(iri))
     except Exception:  # noqa: BLE001 - rdflib raises a bare Exception for IRIs it cannot serialise
         return False
     return True
@@ -411,7 +414,9 @@ class _Graphs:
                         line, col = self.where(gid if t is gid else s)
                     except Exception:  # noqa: BLE001 - the locator prints terms too
                         line, col = _first_line_with(text, str(t).split(":", 1)[0].split()[0])
-                    raise StreamError(f"{str(t)[:60]!r} is not a valid IRI (spaces, quotes, backslashes or angle "
+                    what = (f"the datatype {str(t.datatype)[:60]!r} of literal {str(t)[:30]!r}"
+                            if isinstance(t, Literal) and t.datatype is not None else repr(str(t)[:60]))
+                    raise StreamError(f"{what} is not a valid IRI (spaces, quotes, backslashes or angle "
                                       "brackets are not allowed in IRIs)", file, line, col)
             if gid is None or gid == default_id or str(gid) == "urn:x-rdflib:default":
                 if p not in _ANNOTATIONS:

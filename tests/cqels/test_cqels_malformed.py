@@ -50,3 +50,19 @@ def test_parse_nt_term_refuses_forbidden_iri_characters():
         with pytest.raises(ValueError, match="not an IRI"):
             parse_nt_term(bad)
     assert str(parse_nt_term("<http://a/b#c>")) == "http://a/b#c"
+
+
+def test_trig_literal_with_a_broken_datatype_iri_is_a_located_stream_error(tmp_path):
+    """Found by ``ceplab fuzz cqels --malformed``: ``"71.0"^^<.0"^^<http://www.w3.org/2001/XMLSchema#decimal>`` (a
+    duplicated run of characters) parsed as a literal whose datatype IRI holds a quote; rdflib then logged a
+    Python traceback on stderr ("Failed to convert Literal lexical form") while the comparison went on."""
+    q, s = tmp_path / "q.cq", tmp_path / "s.trig"
+    shutil.copy(HERE / "queries" / "ex6_running.q", q)
+    s.write_text("@prefix ceplab: <https://ceplab.org/ns#> .\n"
+                 "<http://example.org/g1> { <http://example.org/a> <http://example.org/p> "
+                 '"71.0"^^<.0"^^<http://www.w3.org/2001/XMLSchema#decimal> . }\n'
+                 "<http://example.org/g1> ceplab:stream <http://example.org/s> ; ceplab:start 1 .\n", encoding="utf-8")
+    r = runner.invoke(cli.app, ["compare", "cqels", str(q), str(s), "--json"])
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "Traceback" not in r.output
+    assert r.output.startswith(f"{s}:2:") and "datatype" in r.output and "not a valid IRI" in r.output, r.output
