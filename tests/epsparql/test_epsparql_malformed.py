@@ -44,3 +44,16 @@ def test_background_iri_with_a_space_is_a_located_error(tmp_path):
     r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--background", str(g), "--json"])
     assert r.exit_code == 2, (r.exit_code, r.output)
     assert f"{g}: not an IRI" in r.output, r.output
+
+
+def test_inline_background_iri_with_a_brace_is_a_parse_error(tmp_path):
+    """Found by ``ceplab fuzz epsparql --malformed``: an inline ``# background graph:`` line with
+    ``<http://example.or}g/r>`` parsed (rdflib's N-Triples parser accepts it) and oracle and engine both failed
+    writing the term (a disagreement); it is a ParseError at its line."""
+    q, s = tmp_path / "q.rq", tmp_path / "s.nt"
+    q.write_text("# background graph: <http://e/a> <http://example.or}g/r> <http://e/b> .\n"
+                 "SELECT ?x WHERE { ?x <http://e/p> ?y }\n", encoding="utf-8")
+    s.write_text("<http://e/a> <http://e/p> <http://e/b> 3 .\n", encoding="utf-8")
+    r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--json"])
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert r.output.startswith(f"{q}:1:1: background graph line") and "not an IRI" in r.output, r.output
