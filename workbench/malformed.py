@@ -662,6 +662,8 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, se
     summ.count(rows)
     if rows:
         import pandas as pd
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
         pdf = pd.DataFrame({"case_id": [r["case_id"] for r in rows], "class": [r["class"] for r in rows],
                             "where": [r["where"] for r in rows],
@@ -669,7 +671,10 @@ def _campaign(spark: Any, sc: Any, par: int, bar: Any, name: str, cases: int, se
                             "seconds": [float(r["seconds"]) for r in rows], "base": [r["base"] for r in rows],
                             "target": [r["target"] for r in rows], "ops": [",".join(r["ops"]) for r in rows],
                             "format": [r["format"] for r in rows], "message": [r["message"] for r in rows]})
-        spark.createDataFrame(pdf).write.mode("overwrite").parquet(str(folder / "results.parquet"))
+        target = folder / "results.parquet"      # one file, written on the driver (no Spark job for a small table)
+        if target.is_dir():
+            shutil.rmtree(target)
+        pq.write_table(pa.Table.from_pandas(pdf, preserve_index=False), target)
     summ.write()
     for r in rows:
         if r["class"] in FINDINGS:
