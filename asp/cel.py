@@ -457,8 +457,8 @@ def _job(query: Query, stream: Stream, options: Options, limits: Limits,
         if need:
             parts.append(("need", ()))
         parts.append(("chains", ()))
-        if w is not None:
-            parts.append(("within", (clingo.Number(w),)))
+        if w is not None:      # max C - min C <= n - 1 anyway: a larger w is the same bound (and fits clingo's int)
+            parts.append(("within", (clingo.Number(min(w, len(stream))),)))
         part = {"STRICT": "strict", "NXT": "nxt", "LAST": "last", "MAX": "maxh"}.get(strat)
         if part:
             parts.append((part, ()))

@@ -1260,6 +1260,9 @@ def stream_facts(stream: Iterable[Occurrence], terms: Optional[dict] = None) -> 
             raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] "
                                    "is not "
                                    "a well-formed integer interval (docs/semantics/epsparql.md#epsparql-A2)")
+        if not (-CAP - 1 <= oc.start and oc.end <= CAP):    # clingo would wrap the time around
+            raise UnsupportedError(f"oracle: occurrence at position {oc.position}: interval [{oc.start},{oc.end}] is "
+                                   f"outside clingo's 32-bit integers [{-CAP - 1}, {CAP}]")
         (s, sa), (p, pa), (o, oa) = conv(oc.s, oc.position), conv(oc.p, oc.position), conv(oc.o, oc.position)
         key = (s, p, o, int(oc.start), int(oc.end))
         if key in seen:

@@ -42,7 +42,7 @@ import clingo
 
 from ceplab.asp import etalis_policy
 from ceplab.asp.etalis_terms import TieResult, tie_groups  # noqa: F401 - part of this module's interface
-from ceplab.asp.etalis_terms import ClingoVars, atom, comment, decode_atom, dnf, tuple_text
+from ceplab.asp.etalis_terms import ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tuple_text
 from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_string, isolated
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
@@ -113,6 +113,8 @@ class _Compiler:
         n, p = nd.id, nd.pattern
         self.node_rule[n] = nd.rule
         o = self.o
+        if isinstance(p, A.Window):
+            clingo_int(int(p.length), "the window length")
         if isinstance(p, A.Window) and self.pushdown:
             q = int(p.length) if q is None else min(q, int(p.length))
         for i, c in enumerate(nd.children):
@@ -273,7 +275,9 @@ def _results(symbols: Iterable[clingo.Symbol]) -> set[Result]:
 def _occ(ev: StreamEvent, vs: ClingoVars) -> str:
     if any(True for a in ev.atom.args for _ in A.term_vars(a)):
         raise UnsupportedError(f"oracle: stream event {ev.atom} is not ground")
-    return f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)})"
+    return (f"occ({atom(ev.atom.name, ev.atom.args, vs)},"
+            f"{clingo_int(int(ev.start), f'stream event {ev.atom}: the time stamp')},"
+            f"{clingo_int(int(ev.end), f'stream event {ev.atom}: the time stamp')})")
 
 
 def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options = Options(),

@@ -44,7 +44,7 @@ from typing import Sequence
 
 import clingo
 
-from ceplab.asp.etalis_terms import TieResult, ClingoVars, atom, comment, decode_atom, dnf, tie_groups, tuple_text
+from ceplab.asp.etalis_terms import TieResult, ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tie_groups, tuple_text
 from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undecided, isolated
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
@@ -213,7 +213,7 @@ class _Compiler:
         Vp = self.V(p.names)
         if isinstance(pat, A.Window):
             rel = "<=" if self.o.window == "at_most" else "="
-            self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, E-S{rel}{int(pat.length)}.")
+            self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, E-S{rel}{clingo_int(int(pat.length), 'the window length')}.")
         elif isinstance(pat, A.Where):
             for alt in dnf(pat.cond, self.vs):
                 self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, {', '.join(alt)}.")
@@ -318,7 +318,9 @@ def stream_facts(events: Sequence[StreamEvent]) -> str:
             raise ValueError(f"stream event {i} ({ev}) ends before its predecessor: the policies need the "
                              "arrival order (non-decreasing ends, ETALIS-P 3)")
         last = ev.end
-        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},{int(ev.start)},{int(ev.end)},{i}).")
+        out.append(f"occ({atom(ev.atom.name, ev.atom.args, vs)},"
+                   f"{clingo_int(int(ev.start), f'stream event {ev.atom}: the time stamp')},"
+                   f"{clingo_int(int(ev.end), f'stream event {ev.atom}: the time stamp')},{i}).")
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -57,11 +57,29 @@ class ClingoVars:
         return self.m.setdefault(name, f"V{len(self.m)}")
 
 
+#: clingo's integers are 32-bit: a larger number written into a program wraps around silently.
+INT_MIN, INT_MAX = -2**31, 2**31 - 1
+
+
+def clingo_int(v: int, what: str) -> int:
+    """``v`` (an integer the oracle writes into its program: a number, a time stamp, a window length) when clingo
+    can carry it.
+
+    Raises:
+        UnsupportedError: ``v`` outside clingo's 32-bit integers ``[-2**31, 2**31 - 1]`` (clingo would wrap it
+            around and the oracle would answer for another number).
+    """
+    if not INT_MIN <= v <= INT_MAX:
+        raise UnsupportedError(f"oracle: {what} {v} is outside clingo's 32-bit integers [{INT_MIN}, {INT_MAX}]")
+    return v
+
+
 def term(t: A.Term, vs: ClingoVars) -> str:
     """Term ``t`` as clingo text (module docstring); arithmetic is evaluated by clingo.
 
     Raises:
-        UnsupportedError: a float, or arithmetic other than integer ``+ - * // rem mod ** ^ abs min max``.
+        UnsupportedError: a float, an integer outside clingo's 32-bit range (:func:`clingo_int`), or arithmetic
+            other than integer ``+ - * // rem mod ** ^ abs min max``.
         TypeError: not a term.
     """
     if isinstance(t, A.Var):
@@ -70,6 +88,7 @@ def term(t: A.Term, vs: ClingoVars) -> str:
         if isinstance(t.value, float):
             raise UnsupportedError(f"oracle: float {t.value!r}: the clingo oracle uses integer arithmetic only; "
                                    "scale real-valued data to integers (docs/semantics/etalis.md#etalis-9.1)")
+        clingo_int(t.value, "the number")
         return f"({t.value})" if t.value < 0 else str(t.value)
     if isinstance(t, A.Sym):
         return asp_string(t.name)

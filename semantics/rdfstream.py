@@ -264,7 +264,27 @@ def parse_nt_term(text: str) -> Node:
             raise ValueError(f"not an N-Triples term: {text[:60]!r} ({e})") from None
     if not isinstance(t, (URIRef, BNode, Literal)):
         raise ValueError(f"not an N-Triples term: {text[:60]!r}")
+    iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+    if iri is not None:
+        check_iri(str(iri))
     return t
+
+
+#: Characters an IRI may not contain (N-Triples/Turtle ``IRIREF``): controls, space, ``<>"{}|^`\``.
+_BAD_IRI_CHAR = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+
+def check_iri(text: str) -> str:
+    """``text`` when it can be an IRI (written between ``<`` and ``>``, no ``<`` / ``>`` themselves).
+
+    Raises:
+        ValueError: ``text`` contains a character an ``IRIREF`` may not contain (rdflib would accept it and fail
+            later, when writing the term).
+    """
+    m = _BAD_IRI_CHAR.search(text)
+    if m:
+        raise ValueError(f"not an IRI: {text[:60]!r} (character {m.group(0)!r} at {m.start() + 1})")
+    return text
 
 
 # ------------------------------------------------------------------------------------------ TriG: lexical scan
@@ -366,6 +386,9 @@ def _first_line_with(text: str, needle: str) -> tuple[Optional[int], Optional[in
 def _serialisable(t: Node) -> bool:
     try:
         nt_term(t)
+        iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+        if iri is not None:         # rdflib writes a datatype IRI such as <.0"^^<http://...> without a check
+            check_iri(str(iri))
     except Exception:  # noqa: BLE001 - rdflib raises a bare Exception for IRIs it cannot serialise
         return False
     return True
@@ -391,7 +414,9 @@ class _Graphs:
                         line, col = self.where(gid if t is gid else s)
                     except Exception:  # noqa: BLE001 - the locator prints terms too
                         line, col = _first_line_with(text, str(t).split(":", 1)[0].split()[0])
-                    raise StreamError(f"{str(t)[:60]!r} is not a valid IRI (spaces, quotes, backslashes or angle "
+                    what = (f"the datatype {str(t.datatype)[:60]!r} of literal {str(t)[:30]!r}"
+                            if isinstance(t, Literal) and t.datatype is not None else repr(str(t)[:60]))
+                    raise StreamError(f"{what} is not a valid IRI (spaces, quotes, backslashes or angle "
                                       "brackets are not allowed in IRIs)", file, line, col)
             if gid is None or gid == default_id or str(gid) == "urn:x-rdflib:default":
                 if p not in _ANNOTATIONS:

@@ -7,6 +7,7 @@
         exit 0 agree, 1 disagree, 2 bad input, 3 undecided, 5 engine limit
     ceplab fuzz LANG|all [--cases N] [--length L] [--seed S] [--master URL] [--out DIR]
         [--engine-time S] [--engine-memory MIB] [--json]
+    ceplab fuzz LANG|all --malformed [--cases N] [--seed S] [--master URL|--remote URL] [--out DIR]
     ceplab check LANG QUERY STREAM [--segment-events N] [--master URL] [--out DIR] [--json]
     ceplab papers-check [PAPER] [--json]
     ceplab bench [NAME] [--json] [--peer P] [--quick]
@@ -605,19 +606,33 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                                              "reproducers unshrunk"),
          fault: Optional[str] = typer.Option(None, "--inject-fault", hidden=True,
                                              help="inject an engine fault: drop|duplicate|late|"
-                                                  "loop|hog|refuse"),
+                                                  "loop|hog|refuse (with --malformed: traceback|hang)"),
          fail_tasks_every: Optional[int] = typer.Option(None, "--inject-task-failures", hidden=True, min=1,
                                                         help="the first attempt of each task holding a case id "
-                                                             "divisible by N fails")
+                                                             "divisible by N fails"),
+         malformed: bool = typer.Option(False, "--malformed", help="robustness campaign: mutate the language's "
+                                        "bundled queries, streams and graphs and run each mutant through `ceplab "
+                                        "compare`; a traceback, a hang past --engine-time, a disagreement or an "
+                                        "error naming no file is a finding (OUT/<lang>/malformed/)"),
          ) -> None:
     """Spark fuzzing campaign: random cases through oracle and engine (exit 1 on a disagreement
     or an engine limit). Engine refusals (the engine refuses a query the oracle answers) are
-    counted on their own; OUT/<lang>/summary.json holds each language's counts."""
+    counted on their own; OUT/<lang>/summary.json holds each language's counts.
+
+    With ``--malformed`` (:mod:`ceplab.workbench.malformed`): ``--cases`` mutants per language of its bundled
+    queries, streams and graphs, each run through ``ceplab compare`` in-process on the executors under
+    ``--engine-time`` seconds and ``--engine-memory`` MiB for the whole run (the oracle under ``--timeout``,
+    at most half of ``--engine-time``); exit 1 on any traceback, hang, disagreement or error message that names
+    no file, each saved as a reproducer in OUT/<lang>/malformed/."""
     from ceplab.workbench import language
 
     if remote is None:
         _require_java()
     langs = language.names() if lang == "all" else [_lang(lang).name]
+    if malformed:
+        _fuzz_malformed(langs, cases, seed, master, remote, out_dir, resume, json_out, timeout, engine_time,
+                        engine_memory, fault)
+        return
     from ceplab.workbench.spark import FAULTS, fuzz as run_fuzz
 
     if fault is not None and fault not in FAULTS:
@@ -664,6 +679,52 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
             for e in s.shrink_errors:
                 out.print(f"{s.lang}: no reproducer for {e}", markup=False)
     if any(r["disagree"] or r["engine_limit"] for r in rows):
+        raise typer.Exit(1)
+
+
+def _fuzz_malformed(langs: list[str], cases: int, seed: int, master: str, remote: Optional[str], out_dir: Path,
+                    resume: bool, json_out: bool, timeout: float, engine_time: float, engine_memory: int,
+                    fault: Optional[str]) -> None:
+    """``ceplab fuzz LANG --malformed`` (:func:`ceplab.workbench.malformed.campaign`): a table of the classes per
+    language, the reproducers; exit 0, 1 on any finding, 2 on bad input or when Spark cannot start."""
+    from ceplab.workbench import malformed as M
+
+    if fault is not None and fault not in M.FAULTS:
+        raise _bad_input(f"ceplab: unknown fault {fault!r} for --malformed; known: {', '.join(M.FAULTS)}")
+    time_s = float(engine_time) if engine_time else None
+    oracle_s = min(float(timeout), time_s / 2) if time_s else float(timeout)
+    try:
+        summaries = M.campaign(langs, cases=cases, seed=seed, master=master, remote=remote, out=out_dir,
+                               time_s=time_s, memory_mb=int(engine_memory) if engine_memory else None,
+                               oracle_s=oracle_s, resume=resume, fault=fault)
+    except (RuntimeError, ValueError) as e:     # Spark could not start; ResumeError
+        typer.echo(f"ceplab: {e}", err=True)
+        raise typer.Exit(2)
+    except KeyboardInterrupt:
+        typer.echo(f"ceplab: interrupted; the finished waves are kept in {out_dir}/<lang>/malformed/waves/: run the "
+                   f"same command with --resume to complete the campaign", err=True)
+        raise typer.Exit(130)
+    rows = [s.to_json() for s in summaries]
+    if json_out:
+        _emit_json({"malformed": True, "seed": seed, "cases": cases, "languages": rows,
+                    "findings": sum(r["findings"] for r in rows)})
+    else:
+        t = Table(title=f"ceplab fuzz --malformed (seed {seed})")
+        t.add_column("language", no_wrap=True)
+        for c in M.CLASSES + ("mutants/min",):
+            t.add_column(c.replace("_", " "), justify="right")
+        for r in rows:
+            t.add_row(r["lang"], *[(f"[bold red]{r[c]}[/]" if r[c] and c in M.FINDINGS else str(r[c]))
+                                   for c in M.CLASSES], f"{r['per_minute']:,.0f}")
+        out.print(t)
+        for r in rows:
+            loc = ", ".join(f"{v} {k}" for k, v in sorted(r["located"].items()))
+            out.print(f"{r['lang']}: {r['cases']} mutants in {r['seconds']:.1f} s on {r['master']} ({r['cores']} "
+                      f"core(s)); clean errors located by {loc or '-'}; output in {r['out']}", markup=False)
+        for s in summaries:
+            for p in s.reproducers:
+                out.print(f"reproducer: {p}", markup=False)
+    if any(r["findings"] for r in rows):
         raise typer.Exit(1)
 
 
@@ -1002,9 +1063,10 @@ def verify(cases: int = typer.Option(200, "--cases", min=0, help="Spark fuzz cas
         raise typer.Exit(1)
 
 
-def main() -> None:
-    """Entry point of the ``ceplab`` console script."""
-    app(prog_name="ceplab")
+def main(argv: Optional[List[str]] = None) -> None:
+    """Entry point of the ``ceplab`` console script: ``ceplab ARGV`` (default ``sys.argv[1:]``); ends with
+    ``SystemExit`` carrying the exit code."""
+    app(args=argv, prog_name="ceplab")
 
 
 if __name__ == "__main__":

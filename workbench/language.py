@@ -153,6 +153,36 @@ class PaperFormat:
     unchecked_note: str = ""
 
 
+@dataclass(frozen=True)
+class StreamFormat:
+    """One stream file format a language's ``read_stream`` reads, as the malformed-input campaigns
+    (``ceplab fuzz LANG --malformed``, :mod:`ceplab.workbench.malformed`) write and mutate it.
+
+    Attributes:
+        suffix: the file suffix ``read_stream`` recognises the format by (``".jsonl"``, ``".trig"``, ...).
+        dumps: ``(stream) -> str``: the file text of a stream, which ``read_stream`` reads back.
+        time_pattern: a regular expression (``re.MULTILINE``) whose group 1 matches one event's time stamp
+            (an integer, in the stream's ticks) in that text, once per event: what the stream-level
+            mutations (out-of-order, duplicate and huge time stamps) rewrite.
+    """
+
+    suffix: str
+    dumps: Callable[[Any], str]
+    time_pattern: str
+
+
+def jsonl_stream_format(stream_to_json: Callable[[Any], list[dict]], time_key: str) -> StreamFormat:
+    """The ``.jsonl`` :class:`StreamFormat` of a language whose JSON Lines streams are its ``stream_to_json``
+    objects, one per line (``json.dumps`` with sorted keys), each with the integer time stamp ``time_key``."""
+    import json
+    import re
+
+    def dumps(stream: Any) -> str:
+        return "".join(json.dumps(x, sort_keys=True) + "\n" for x in stream_to_json(stream))
+
+    return StreamFormat(".jsonl", dumps, rf'"{re.escape(time_key)}": (-?\d+)')
+
+
 #: ``(name, query_text, stream)``: one bundled real-data case.
 RealCase = tuple[str, str, Stream]
 
@@ -236,6 +266,14 @@ class Language:
             and times ``start``, ``start+1``, ... unless the language's streams need ties) of seeded random long
             stream ``stream``, drawn from a generator seeded by ``(seed, stream, start)`` alone, so that chunks
             can be drawn in parallel (``ceplab generate``); or None.
+
+    Files on disk (malformed-input campaigns, ``ceplab fuzz LANG --malformed``, :mod:`ceplab.workbench.malformed`):
+        stream_formats: the stream file formats ``read_stream`` reads (:class:`StreamFormat`); each mutant is
+            written in one of them. Empty: the JSON Lines form of ``stream_to_json`` (``.jsonl``), which every
+            language's ``read_stream`` must read (reproducers are written so).
+        bundled_graphs: ``(input name, file)`` pairs: bundled static graphs (Turtle, ...) the campaign passes as
+            ``--NAME FILE`` (one of the language's ``inputs`` of kind ``path``), mutated or not; empty when
+            the language takes none.
     """
 
     name: str
@@ -272,6 +310,8 @@ class Language:
     locality: Callable[[Query, Options, Stream], Any] | None = None
     oracle_workload: Callable[[int, int, int], tuple[str, Stream, Options]] | None = None
     stream_chunk: Callable[[int, int, int, int], Stream] | None = None
+    stream_formats: tuple[StreamFormat, ...] = ()
+    bundled_graphs: tuple[tuple[str, Path], ...] = ()
 
     def __post_init__(self) -> None:
         if (self.result_end is None) == (self.result_positions is None):

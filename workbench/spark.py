@@ -641,13 +641,24 @@ def _run_wave(spark: Any, sc: Any, group: str, name: str, seed: int, length: int
               progress: Any, fail_every: int | None = None) -> list[dict]:
     """Cases ``lo .. hi-1`` as one Spark job; ``progress(k)`` with the cases done so far in it.  On Ctrl-C the
     job is cancelled before ``KeyboardInterrupt`` goes on."""
-    tag = f"{group}-{lo}"
+    return run_rows_job(spark, sc, f"{group}-{lo}", f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}",
+                        lo, hi, parts, _CaseRows(name, seed, length, fault, limits_kw, engine_kw, fail_every),
+                        progress)
 
+
+def run_rows_job(spark: Any, sc: Any, tag: str, description: str, lo: int, hi: int, parts: int, mapper: Any,
+                 progress: Any) -> list[dict]:
+    """``spark.range(lo, hi, numPartitions=parts).mapInPandas(mapper, "row string")`` as one Spark job (job group
+    ``tag``), its rows parsed as JSON; ``progress(k)`` every 0.25 s with the ids done so far (from the completed
+    tasks; classic sessions only).  On Ctrl-C the job is cancelled before ``KeyboardInterrupt`` goes on.
+
+    Args:
+        mapper: a picklable ``mapInPandas`` function that yields one JSON text (column ``row``) per id.
+    """
     def job() -> list[dict]:
         if sc is not None:
-            sc.setJobGroup(tag, f"ceplab fuzz {name}: cases {lo}..{hi - 1}, seed {seed}")
-        df = spark.range(lo, hi, numPartitions=parts).mapInPandas(
-            _CaseRows(name, seed, length, fault, limits_kw, engine_kw, fail_every), schema="row string")
+            sc.setJobGroup(tag, description)
+        df = spark.range(lo, hi, numPartitions=parts).mapInPandas(mapper, schema="row string")
         return [json.loads(r["row"]) for r in df.collect()]
 
     pool = ThreadPoolExecutor(max_workers=1)

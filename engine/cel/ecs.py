@@ -526,6 +526,10 @@ def compact(roots: list[Optional[Node]], lo: int) -> list[Optional[Node]]:
     return [None if r is None else memo[id(r)] for r in roots]
 
 
+#: The largest ring of :class:`WindowGC` (slots): windows wider than this share slots between laps.
+RING_MAX = 1 << 16
+
+
 class WindowGC:
     """Incremental garbage collection of expired union kids under ``WITHIN w`` (see module doc).
 
@@ -538,7 +542,10 @@ class WindowGC:
     __slots__ = ("size", "ring", "lo", "cuts")
 
     def __init__(self, w: int) -> None:
-        self.size = w + 2
+        # one slot per key of the window, at most RING_MAX: keys of several laps then share a slot, and a sweep
+        # re-registers the ones not yet expired (only more work, never a missed cut); a WITHIN beyond any stream
+        # (``WITHIN 99999999999999999999``) must not allocate its ring up front
+        self.size = min(w, RING_MAX) + 2
         self.ring: list[list] = [[] for _ in range(self.size)]
         self.lo = -INF
         self.cuts = 0

@@ -298,8 +298,11 @@ def _read_graph(path) -> Graph:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise StreamError(f"cannot read the background file: {e.strerror or e}", str(p)) from None
+    from ceplab.semantics.rdfstream import _quiet_rdflib
+
     try:
-        g.parse(data=text, format=guess_format(str(p)) or "turtle")
+        with _quiet_rdflib():     # no "does not look like a valid URI" warnings: such IRIs are refused below
+            g.parse(data=text, format=guess_format(str(p)) or "turtle")
     except Exception as e:  # noqa: BLE001
         lines = getattr(e, "lines", None)
         msg = str(e).strip().splitlines()
@@ -309,8 +312,14 @@ def _read_graph(path) -> Graph:
     out = Graph()
     for prefix, ns in g.namespaces():
         out.bind(prefix, ns, override=False)
+    from ceplab.semantics.rdfstream import check_iri
+
     for s, pr, o in g:
         try:
+            for t in (s, pr, o):       # rdflib's Turtle parser accepts IRIs no writer can write back
+                iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+                if iri is not None:
+                    check_iri(str(iri))
             out.add((s, pr, canonical_term(o)))
         except ValueError as e:
             raise StreamError(str(e), str(p)) from None

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ceplab.workbench import cli
-from textmutants import mutate
+from ceplab.workbench.malformed import mutate
 
 HERE = Path(__file__).resolve().parent
 runner = CliRunner()

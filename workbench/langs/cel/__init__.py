@@ -22,7 +22,7 @@ from typing import Any
 from ceplab.semantics.cel import results as R
 from ceplab.semantics.cel.options import Options
 from ceplab.semantics.events import parse_jsonl, read_stream
-from ceplab.workbench.language import Language, PaperFormat, stream_json_default
+from ceplab.workbench.language import Language, PaperFormat, StreamFormat, jsonl_stream_format, stream_json_default
 from ceplab.workbench.shrink import drop_events
 
 
@@ -195,6 +195,19 @@ def _benchmark() -> Any:
 
 PAPER = "Grez, Riveros, Ugarte, Bucchi: Foundations of Complex Event Processing (arXiv:1709.05369)"
 
+
+def _dumps_csv(stream: Any) -> str:
+    from ceplab.semantics.events import dumps_csv
+
+    return dumps_csv(list(stream))
+
+
+#: The stream files ``read_stream`` reads (JSON Lines, CSV), for ``ceplab fuzz cel --malformed``: the time stamp
+#: is the ``time`` field, or the second CSV column.
+STREAM_FORMATS = (jsonl_stream_format(stream_json_default, "time"),
+                  StreamFormat(".csv", _dumps_csv, r"^[^,\n]*,(-?\d+)"))
+
+
 LANGUAGE = Language(
     name="cel",
     paper=PAPER,
@@ -225,4 +238,5 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    stream_formats=STREAM_FORMATS,
 )

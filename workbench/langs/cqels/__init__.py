@@ -55,7 +55,7 @@ from ceplab.workbench.langs.cqels.query import (CqelsQuery, parse_query, render_
                                                 with_static, with_until)
 from ceplab.workbench.langs.cqels.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                   stream_to_json)
-from ceplab.workbench.language import Input, Language, PaperFormat
+from ceplab.workbench.language import Input, Language, PaperFormat, StreamFormat, jsonl_stream_format
 
 __all__ = ["LANGUAGE", "CqelsQuery", "OrderedEvaluator", "CLOCK", "result_positions"]
 
@@ -347,6 +347,19 @@ def _benchmark() -> Any:
     return BENCHMARK
 
 
+
+def _dumps_trig(stream: Any) -> str:
+    from ceplab.semantics.rdfstream import dumps_trig_elements
+
+    return dumps_trig_elements(stream)
+
+
+#: The stream files ``read_stream`` reads (TriG with ``ceplab:start``/``ceplab:end``, JSON Lines), for ``ceplab
+#: fuzz cqels --malformed``.
+STREAM_FORMATS = (StreamFormat(".trig", _dumps_trig, r"ceplab:start (-?\d+)"),
+                  jsonl_stream_format(stream_to_json, "start"))
+
+
 LANGUAGE = Language(
     name="cqels",
     paper=PAPER,
@@ -379,4 +392,6 @@ LANGUAGE = Language(
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),
+    stream_formats=STREAM_FORMATS,
+    bundled_graphs=(("static", Path(__file__).with_name("data") / "stations.ttl"),),
 )

@@ -46,7 +46,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     from rdflib import Graph, URIRef
 
     from ceplab.semantics.cqels.streams import check_elements
-    from ceplab.semantics.rdfstream import StreamElement, parse_nt_term
+    from ceplab.semantics.rdfstream import StreamElement, check_iri, parse_nt_term
 
     if not isinstance(items, list):
         raise StreamError("expected a list of stream elements", name)
@@ -58,6 +58,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
             stream = x["stream"]
             if not isinstance(stream, str) or not stream:
                 raise ValueError("stream is an IRI")
+            check_iri(stream.strip("<>"))
             start = x["start"]
             end = x.get("end", start)
             for v in (start, end):
@@ -68,11 +69,13 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
                 if not isinstance(tr, list) or len(tr) != 3 or not all(isinstance(t, str) for t in tr):
                     raise ValueError("a triple is a list of three N-Triples terms")
                 g.add(tuple(parse_nt_term(t) for t in tr))
-            name = x.get("name")
-            if name is not None and (not isinstance(name, str) or not name):
+            gname = x.get("name")        # the element's graph name (``name`` is the file's)
+            if gname is not None and (not isinstance(gname, str) or not gname):
                 raise ValueError("name is an IRI")
+            if gname:
+                check_iri(gname.strip("<>"))
             elements.append(StreamElement(g, start, end, URIRef(stream.strip("<>")), i,
-                                          URIRef(name.strip("<>")) if name else None))
+                                          URIRef(gname.strip("<>")) if gname else None))
         except (KeyError, TypeError, ValueError) as e:
             raise StreamError(f"expected an object with stream, start, end, triples ({e})", name, i + 1, 1) from None
     return check_elements(elements, name)

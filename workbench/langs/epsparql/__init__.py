@@ -44,7 +44,7 @@ from ceplab.workbench.langs.epsparql.background import (WithBackground, attach_i
 __all__ = ["LANGUAGE", "WithBackground", "with_background"]
 from ceplab.workbench.langs.epsparql.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                      stream_to_json)
-from ceplab.workbench.language import Input, Language, PaperFormat, Peer
+from ceplab.workbench.language import Input, Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format
 
 PAPER = ("Anicic, Fodor, Rudolph, Stojanovic: EP-SPARQL: a unified language for event processing and "
          "stream reasoning, WWW 2011")
@@ -343,6 +343,26 @@ def _papers() -> PaperFormat:
                                          "D = derived from docs/semantics/epsparql.md's example by a stated projection")
 
 
+
+def _dumps_trig(stream: Any) -> str:
+    from ceplab.semantics.epsparql.streams import dumps_trig
+
+    return dumps_trig(stream)
+
+
+def _dumps_lines(stream: Any) -> str:
+    from ceplab.semantics.epsparql.streams import dumps_line_stream
+
+    return dumps_line_stream(stream)
+
+
+#: The stream files ``read_stream`` reads (TriG with ``ceplab:start``, the line format ``s p o START [END] .``,
+#: JSON Lines), for ``ceplab fuzz epsparql --malformed``.
+STREAM_FORMATS = (StreamFormat(".trig", _dumps_trig, r"ceplab:start (-?\d+)"),
+                  StreamFormat(".nt", _dumps_lines, r" (-?\d+)(?: -?\d+)? \.$"),
+                  jsonl_stream_format(stream_to_json, "start"))
+
+
 LANGUAGE = Language(
     name="epsparql",
     paper=PAPER,
@@ -378,4 +398,7 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    stream_formats=STREAM_FORMATS,
+    bundled_graphs=(("background", Path(__file__).with_name("data") / "indices.ttl"),
+                    ("ontology", Path(__file__).with_name("data") / "ontology.ttl")),
 )

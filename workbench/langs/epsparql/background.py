@@ -59,20 +59,26 @@ def inline_background(text: str, file: str | None = None) -> Any:
     Raises:
         ParseError: a line that is not one N-Triples triple (file and line named).
     """
-    from rdflib import Graph
+    from rdflib import Graph, Literal, URIRef
 
     from ceplab.semantics.epsparql.results import canonical_term
     from ceplab.semantics.epsparql.streams import Background
+    from ceplab.semantics.rdfstream import _quiet_rdflib, check_iri
 
     graphs: dict[str, Any] = {}
     for m in _INLINE_BACKGROUND_RE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         g = Graph()
         try:
-            g.parse(data=m.group(2) + "\n", format="nt")
+            with _quiet_rdflib():
+                g.parse(data=m.group(2) + "\n", format="nt")
             if len(g) != 1:
                 raise ValueError("expected exactly one triple")
             (tr,) = list(g)
+            for t in tr:            # rdflib's N-Triples parser accepts IRIs no writer can write back
+                iri = t if isinstance(t, URIRef) else t.datatype if isinstance(t, Literal) else None
+                if iri is not None:
+                    check_iri(str(iri))
             tr = (tr[0], tr[1], canonical_term(tr[2]))
         except Exception as e:  # noqa: BLE001 - rdflib raises several types
             msg = str(e).strip().splitlines()

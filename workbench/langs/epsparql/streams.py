@@ -31,7 +31,11 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     for i, x in enumerate(items):
         if not isinstance(x, dict) or not all(k in x for k in ("s", "p", "o", "start")):
             raise StreamError("expected an object with s, p, o, start (and end)", name, i + 1, 1)
-        lines.append(f"{x['s']} {x['p']} {x['o']} {int(x['start'])} {int(x.get('end', x['start']))} .")
+        start, end = x["start"], x.get("end", x["start"])
+        for v in (start, end):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise StreamError(f"start and end are integer ticks, got {v!r}", name, i + 1, 1)
+        lines.append(f"{x['s']} {x['p']} {x['o']} {start} {end} .")
     return read_line_stream("\n".join(lines) + ("\n" if lines else ""), name)
 
 
@@ -48,6 +52,7 @@ def read_stream(path: Any) -> list:
     except OSError as e:
         raise StreamError(f"cannot read the stream: {e.strerror or e}", str(p)) from None
     items = []
+    lines = []
     for ln, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -55,7 +60,13 @@ def read_stream(path: Any) -> list:
             items.append(json.loads(line))
         except json.JSONDecodeError as e:
             raise StreamError(f"malformed JSON: {e.msg}", str(p), ln, e.colno) from None
-    return stream_from_json(items, str(p))
+        lines.append(ln)
+    try:
+        return stream_from_json(items, str(p))
+    except StreamError as e:
+        if e.file == str(p) and e.line is not None and 1 <= e.line <= len(lines) and e.column == 1:
+            raise StreamError(e.message, str(p), lines[e.line - 1], 1) from None   # the object's index -> its line
+        raise
 
 
 def event_row(o: Any) -> tuple[int, str, dict]:

@@ -59,7 +59,8 @@ from typing import Any, Iterable, Sequence
 from ceplab.semantics.errors import ParseError, PeerError, UnsupportedError
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.streams import read_events
-from ceplab.workbench.language import Language, PaperFormat, Peer, stream_json_default
+from ceplab.workbench.language import (Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format,
+                                      stream_json_default)
 
 PAPER = ("Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: Real-time complex event recognition "
          "and reasoning - a logic programming approach, Applied Artificial Intelligence 26(1-2), 2012")
@@ -517,6 +518,19 @@ def _papers() -> PaperFormat:
                                          "V = clingo-verified (docs/semantics/etalis.md#etalis-0, #etalis-5)")
 
 
+
+def _dumps_stream(events: Any) -> str:
+    from ceplab.semantics.etalis.streams import dumps_stream
+
+    return dumps_stream(events)
+
+
+#: The stream files ``read_events`` reads (ETALIS ``event(term, [T1,T2]).`` lines, JSON Lines), for ``ceplab fuzz
+#: etalis --malformed``: the time stamp is ``T1``, or the ``time`` field.
+STREAM_FORMATS = (StreamFormat(".stream", _dumps_stream, r",\[(-?\d+),-?\d+\]\)\.\s*$"),
+                  jsonl_stream_format(stream_json_default, "time"))
+
+
 LANGUAGE = Language(
     name="etalis",
     paper=PAPER,
@@ -550,4 +564,5 @@ LANGUAGE = Language(
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
     mutants=_mutants,
+    stream_formats=STREAM_FORMATS,
 )

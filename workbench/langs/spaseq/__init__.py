@@ -27,7 +27,7 @@ from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, backg
                                                       with_background)
 from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, read_stream, stream_from_json,
                                                    stream_to_json)
-from ceplab.workbench.language import Input, Language, PaperFormat
+from ceplab.workbench.language import Input, Language, PaperFormat, StreamFormat, jsonl_stream_format
 
 __all__ = ["LANGUAGE", "SpaseqQuery"]
 
@@ -280,6 +280,19 @@ def _papers() -> PaperFormat:
                                          "counterexample)")
 
 
+
+def _dumps_trig(stream: Any) -> str:
+    from ceplab.semantics.rdfstream import dumps_trig_graph_events
+
+    return dumps_trig_graph_events(stream)
+
+
+#: The stream files ``read_stream`` reads (TriG streamsets with ``ceplab:start``, JSON Lines), for ``ceplab fuzz
+#: spaseq --malformed``.
+STREAM_FORMATS = (StreamFormat(".trig", _dumps_trig, r"ceplab:start (-?\d+)"),
+                  jsonl_stream_format(stream_to_json, "time"))
+
+
 LANGUAGE = Language(
     name="spaseq",
     paper=PAPER,
@@ -311,4 +324,7 @@ LANGUAGE = Language(
     stream_chunk=_stream_chunk,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
+    stream_formats=STREAM_FORMATS,
+    bundled_graphs=(("background", Path(__file__).with_name("data") / "eustock-kb.ttl"),
+                    ("background", Path(__file__).with_name("data") / "seattle-kb.ttl")),
 )

@@ -28,7 +28,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     """
     from rdflib import URIRef
 
-    from ceplab.semantics.rdfstream import GraphEvent, parse_nt_term
+    from ceplab.semantics.rdfstream import GraphEvent, check_iri, parse_nt_term
     from ceplab.semantics.spaseq.streams import check_streamset
 
     events = []
@@ -37,7 +37,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
             triples = [tuple(parse_nt_term(t) for t in tr) for tr in x["triples"]]
             if any(len(tr) != 3 for tr in triples):
                 raise ValueError("a triple has three terms")
-            events.append(GraphEvent(triples, int(x["time"]), URIRef(str(x["stream"])), i))
+            events.append(GraphEvent(triples, int(x["time"]), URIRef(check_iri(str(x["stream"]))), i))
         except (KeyError, TypeError, ValueError) as e:
             raise StreamError(f"expected an object with stream, time, triples ({e})", name, i + 1, 1) from None
     return check_streamset(events, name)
