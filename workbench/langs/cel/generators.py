@@ -4,6 +4,13 @@ Formulas are kept small (depth <= 3, <= 6 atoms): :func:`gen_cel_formula`, :func
 :func:`gen_stream`; hypothesis wrappers :func:`cel_formulas`, :func:`cel_queries`, :func:`cel_streams`,
 :func:`cel_cases`; Spark entry :func:`random_cel_case`; bundle :class:`CelStrategies`. Generated formulas
 are strongly well-formed (``check_well_formed`` accepts them) and ``parse(str(q)) == q``.
+
+For the fuzz campaign (issue 11 item 7(b): every planted engine mutant of workbench/langs/cel/mutants.py must be
+drawable), :func:`random_cel_case` adds odd attribute values with rich filters (docs/semantics/cel.md#cel-G6),
+planted queries (:func:`gen_kleene_filtered_seq`, :func:`gen_sel_window`) with witnesses planted in the stream
+(:func:`plant_match`), constants on the left (:func:`constants_left`) and, for the plugin's long cases, small
+windows with matches of span exactly w at the root-pruning points (:func:`plant_window_matches`,
+#cel-G8, #cel-G15).  ``tests/cel/test_cel_fuzz_coverage.py`` checks that the campaign draws them.
 """
 from __future__ import annotations
 
