@@ -76,24 +76,42 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, Any, Options]:
 
     A fraction :data:`P_NESTED` of the cases has one nested selection strategy
     (:func:`.generators.random_nested_cel_case`) and runs under
-    ``nested_strategies="compositional"``; a fraction :data:`.generators.P_LATER` of the others
-    compares an iteration's rounds with a later variable (binding runs,
-    docs/semantics/cel.md#cel-10.4). Nothing is redrawn: a query the engine refuses while the
+    ``nested_strategies="compositional"``; a fraction :data:`P_LONG` of the others has a long stream
+    (40-200 events, whatever ``length`` says) under a small window (``random_cel_case(long=True)``: window
+    expiry, the compiled step code and the root pruning, docs/semantics/cel.md#cel-G8, #cel-G15); a fraction
+    :data:`.generators.P_LATER` of the others compares an iteration's rounds with a later variable (binding
+    runs, docs/semantics/cel.md#cel-10.4). Nothing is redrawn: a query the engine refuses while the
     oracle answers it is counted by the campaign as an engine refusal (expected: none).
+
+    Switches: ``max_scope=global`` in 20% of the cases (40% of the nested ones: a nested MAX block must
+    compare per end position whatever the switch says, docs/semantics/cel.md#cel-G5), ``nxt_output=top_ranked``
+    in 20%,
+    ``engine_path=interpreted`` (the engine option, semantics/cel/options.py: the reference evaluator of
+    ALL/STRICT, which must give the same results) in :data:`P_INTERPRETED`.
     """
     from ceplab.workbench.langs.cel.generators import random_cel_case, random_nested_cel_case
 
     nested = rng.random() < P_NESTED
     base = Options(nested_strategies="compositional") if nested else Options()
-    text, stream = random_nested_cel_case(rng, length) if nested else random_cel_case(rng, length)
-    options = Options(max_scope="global" if rng.random() < 0.2 else "same_end",
+    if nested:
+        text, stream = random_nested_cel_case(rng, length)
+    elif rng.random() < P_LONG:
+        text, stream = random_cel_case(rng, rng.randint(40, 200), long=True)
+    else:
+        text, stream = random_cel_case(rng, length)
+    options = Options(max_scope="global" if rng.random() < (0.4 if nested else 0.2) else "same_end",
                       nxt_output="top_ranked" if rng.random() < 0.2 else "marked",
-                      nested_strategies=base.nested_strategies)
+                      nested_strategies=base.nested_strategies,
+                      engine_path="interpreted" if rng.random() < P_INTERPRETED else "generated")
     return text, stream, options
 
 
 #: Fraction of fuzz cases with a nested selection strategy (docs/semantics/cel.md#cel-G5, compositional reading).
 P_NESTED = 0.15
+#: Fraction of the other fuzz cases with a long stream (40-200 events) under ``WITHIN 1..3``.
+P_LONG = 0.1
+#: Fraction of fuzz cases run with ``engine_path=interpreted``.
+P_INTERPRETED = 0.25
 
 
 def _real_cases() -> list:

@@ -4,17 +4,25 @@ Formulas are kept small (depth <= 3, <= 6 atoms): :func:`gen_cel_formula`, :func
 :func:`gen_stream`; hypothesis wrappers :func:`cel_formulas`, :func:`cel_queries`, :func:`cel_streams`,
 :func:`cel_cases`; Spark entry :func:`random_cel_case`; bundle :class:`CelStrategies`. Generated formulas
 are strongly well-formed (``check_well_formed`` accepts them) and ``parse(str(q)) == q``.
+
+For the fuzz campaign (issue 11 item 7(b): every planted engine mutant of workbench/langs/cel/mutants.py must be
+drawable), :func:`random_cel_case` adds odd attribute values with rich filters (docs/semantics/cel.md#cel-G6),
+planted queries (:func:`gen_kleene_filtered_seq`, :func:`gen_sel_window`) with witnesses planted in the stream
+(:func:`plant_match`), constants on the left (:func:`constants_left`) and, for the plugin's long cases, small
+windows with matches of span exactly w at the root-pruning points (:func:`plant_window_matches`,
+#cel-G8, #cel-G15).  ``tests/cel/test_cel_fuzz_coverage.py`` checks that the campaign draws them.
 """
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
 from ceplab.semantics.cel.analysis import bound, var, vdef_plus
-from ceplab.semantics.cel.ast import (OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
-                               PNot, POr, Pred, Plus, Query, Seq)
+from ceplab.semantics.cel.ast import (FLIP, OPS, STRATEGIES, And, Atom, Cmp, Cmp2, Filter, Formula, Or, PAnd,
+                               PFalse, PNot, POr, Pred, PTrue, Plus, Query, Seq)
 from ceplab.semantics.events import Stream
 from ceplab.workbench.generators import (TYPE_ALPHABETS, Chooser, HypothesisChooser, RandomChooser,
                                          gen_flat_stream)
@@ -26,13 +34,159 @@ _VALUES = (0, 1, 2)
 
 
 def gen_stream(ch: Chooser, length: int, types: Sequence[str] | None = None,
-               p_missing: float = 0.0) -> Stream:
+               p_missing: float = 0.0, odd: bool = False) -> Stream:
     """A CEL test stream: ``length`` events, types from ``{A,B,C}`` or ``{A,B}`` (chosen by ``ch``
     when ``types`` is None), attribute ``v`` in ``{0,1,2}``, biased towards interleavings (see
-    :func:`gen_flat_stream`)."""
+    :func:`gen_flat_stream`).
+
+    With ``odd`` the attribute values leave that range (:func:`_odd_attrs`): some events lack ``v``,
+    carry a string or a value outside 0..2, and about half carry a second attribute ``w``: the events
+    that are outside every comparison and inside its NOT (docs/semantics/cel.md#cel-G6)."""
     if types is None:
         types = ch.choice(TYPE_ALPHABETS)
-    return Stream.of(gen_flat_stream(ch, length, types, {_ATTR: (0, 2)}, p_missing))
+    return Stream.of(_stream_events(ch, length, types, p_missing, odd))
+
+
+def _stream_events(ch: Chooser, length: int, types: Sequence[str], p_missing: float = 0.0,
+                   odd: bool = False) -> list[tuple[str, dict]]:
+    """The ``(type, attrs)`` events of :func:`gen_stream`."""
+    events = gen_flat_stream(ch, length, types, {_ATTR: (0, 2)}, p_missing)
+    if odd:
+        events = [(t, _odd_attrs(ch, a)) for t, a in events]
+    return events
+
+
+def _witness(ch: Chooser, f: Formula, rounds: tuple[int, int] = (1, 2)) -> list[str] | None:
+    """The event types of one complex event of ``f`` ignoring its filters, in position order (a ``+`` body
+    ``rounds[0]..rounds[1]`` times, one OR branch); None for AND and nested blocks (not planted)."""
+    if isinstance(f, Atom):
+        return [f.rel]
+    if isinstance(f, Filter):
+        return _witness(ch, f.body, rounds)
+    if isinstance(f, Plus):
+        w = _witness(ch, f.body, rounds)
+        return None if w is None else w * ch.integer(*rounds)
+    if isinstance(f, Or):
+        return _witness(ch, f.left if ch.boolean(0.5) else f.right, rounds)
+    if isinstance(f, Seq):
+        a, b = _witness(ch, f.left, rounds), _witness(ch, f.right, rounds)
+        return None if a is None or b is None else a + b
+    return None
+
+
+def plant_match(ch: Chooser, events: list[tuple[str, dict]], f: Formula, types: Sequence[str],
+                rounds: tuple[int, int] = (1, 3), p_skip: float = 0.3) -> list[tuple[str, dict]]:
+    """``events`` with the types of a witness of ``f`` (:func:`_witness`, a ``+`` body ``rounds`` times)
+    written from a random position, with an event of another type after each of its events with
+    probability ``p_skip`` (skipped by every strategy but STRICT: ``A A C A`` for ``MAX((A AS x)+ WITHIN
+    2)``), cut at the stream's end.  Attribute values are kept, so the filters decide.  Used for
+    :func:`gen_planted_query`'s cases, whose interesting runs need two or more rounds of an iteration."""
+    word = _witness(ch, f, rounds)
+    if not word or not events:
+        return events
+    seg: list[str] = []
+    for t in word:
+        seg.append(t)
+        if ch.boolean(0.3):
+            seg.append(ch.choice([u for u in types if u != t] or list(types)))
+    out = list(events)
+    start = ch.integer(0, max(0, len(out) - len(seg)))
+    for k, t in enumerate(seg[:len(out) - start]):
+        out[start + k] = (t, out[start + k][1])
+    return out
+
+
+#: Positions after which the generated path prunes its roots under ``WITHIN w <= 64`` (every 64 events,
+#: engine/cel/evaluate.py): a long stream plants a match ending at each of them (:func:`plant_window_matches`).
+PRUNE_POINTS = (64, 128, 192)
+
+
+def plant_window_matches(ch: Chooser, events: list[tuple[str, dict]], f: Formula, within: int,
+                         types: Sequence[str]) -> list[tuple[str, dict]]:
+    """``events`` with the types of a witness of ``f`` (:func:`_witness`, filters ignored) written so that its
+    span is exactly ``within``: first event at ``p - within``, last at ``p``, the other events of the
+    witness right after the first, and the positions left between them filled with a type ``f`` does not
+    use (or, when it uses every type, one other than the witness's first), so the match's start is the
+    newest start of its automaton state.  ``p`` is each of :data:`PRUNE_POINTS` inside the stream
+    (each: the root pruning must keep a state the next event completes,
+    docs/semantics/cel.md#cel-G15, the ``root-pruning-too-eager`` mutant) and about one position in 12
+    elsewhere (a match at the window's inclusive bound after the step plans were compiled, #cel-G8,
+    #cel-5.5, the ``compiled-window-off-by-one`` mutant).  Attribute values are kept."""
+    out = list(events)
+    n = len(out)
+    rels = {a.rel for a in _atoms(f)}
+    ends = [p for p in PRUNE_POINTS if p < n]
+    ends += [p for p in range(within, n) if ch.boolean(0.08)]
+    for p in sorted(set(ends)):
+        word = _witness(ch, f)
+        if not word or len(word) > within + 1 or p - within < 0:
+            continue
+        spare = [t for t in types if t not in rels] or [t for t in types if t != word[0]] or list(types)
+        filler = ch.choice(spare)
+        seg = word[:-1] + [filler] * (within + 1 - len(word)) + word[-1:]
+        for k, t in enumerate(seg):
+            out[p - within + k] = (t, out[p - within + k][1])
+    return out
+
+
+def _min_span(f: Formula) -> int:
+    """``max C - min C`` of the shortest complex events of ``f`` (filters ignored): atoms minus one; 0 for
+    nested blocks."""
+    def atoms(g: Formula) -> int:
+        if isinstance(g, Atom):
+            return 1
+        if isinstance(g, (Filter, Plus)):
+            return atoms(g.body)
+        if isinstance(g, Seq):
+            return atoms(g.left) + atoms(g.right)
+        if isinstance(g, Or):
+            return min(atoms(g.left), atoms(g.right))
+        if isinstance(g, And):
+            return max(atoms(g.left), atoms(g.right))
+        return 1
+    return atoms(f) - 1
+
+
+def _strip(f: Formula) -> Formula:
+    """``f`` without its top-level filters."""
+    while isinstance(f, Filter):
+        f = f.body
+    return f
+
+
+def _fresh(used: frozenset[str]) -> str:
+    """The first name of :data:`VAR_POOL` (then ``v0``, ``v1``, ...) not in ``used``."""
+    return next(v for v in VAR_POOL + tuple(f"v{i}" for i in range(16)) if v not in used)
+
+
+def _atoms(f: Formula) -> list[Atom]:
+    if isinstance(f, Atom):
+        return [f]
+    if isinstance(f, (Filter, Plus)):
+        return _atoms(f.body)
+    if isinstance(f, (Seq, Or, And)):
+        return _atoms(f.left) + _atoms(f.right)
+    return []
+
+
+#: Values of ``v`` drawn for an event of an ``odd`` stream besides 0..2 (strings, a float, out-of-range ints).
+ODD_VALUES: tuple = ("a", "b", "", 3, -1, 1.5)
+#: The string and non-default numeric constants of ``rich`` predicates (:func:`gen_cel_pred`).
+RICH_VALUES: tuple = (0, 1, 2, 3, -1, 1.5, "a", "b")
+
+
+def _odd_attrs(ch: Chooser, attrs: dict) -> dict:
+    """One event's attributes in an ``odd`` stream: ``v`` missing (probability 0.15), of another kind or
+    out of range (0.15, :data:`ODD_VALUES`), else kept; ``w`` in -1..3 added with probability 0.5."""
+    a = dict(attrs)
+    r = ch.integer(0, 99)
+    if r < 15:
+        a.pop(_ATTR, None)
+    elif r < 30:
+        a[_ATTR] = ch.choice(ODD_VALUES)
+    if ch.boolean(0.5):
+        a["w"] = ch.integer(-1, 3)
+    return a
 
 
 def _count_atoms(f: Formula) -> int:
@@ -89,7 +243,7 @@ def _assign_vars(ch: Chooser, f: Formula, avoid: frozenset[str], safe_only: bool
 
 
 def gen_cel_pred(ch: Chooser, variables: Sequence[str], unary_only: bool = False,
-                 outer: Sequence[str] = (), max_depth: int = 2) -> Pred:
+                 outer: Sequence[str] = (), max_depth: int = 2, rich: bool = False) -> Pred:
     """A filter predicate over ``variables`` (all legal at the filter).
 
     Leaves are ``x.v OP c`` (all six OPs, ``c`` in {0,1,2}) and, unless ``unary_only``,
@@ -97,19 +251,32 @@ def gen_cel_pred(ch: Chooser, variables: Sequence[str], unary_only: bool = False
     bound outside the enclosing ``+``, for ``y``: the correlation of the paper's phi4) and unary
     comparisons on other legal variables. Inner nodes are NOT, AND, OR up to ``max_depth``.
     With ``unary_only`` every comparison is about one focus variable (``analysis.is_unary``).
+
+    With ``rich`` (the fuzz campaign's ``odd`` cases, docs/semantics/cel.md#cel-G6) the leaves also use
+    the attribute ``w`` (a quarter of them; ``x.v OP y.w`` too), constants from :data:`RICH_VALUES`
+    (strings, a float, -1 and 3), ``TRUE``/``FALSE`` (5%), and a comparison is put under NOT with
+    probability 0.3: NOT of a comparison holds on events lacking the attribute or holding a value of
+    another kind, which the complementary operator does not (the ``not-as-complement`` mutant).
     """
     variables = list(variables)
     focus = ch.choice(variables)
     others = [v for v in variables if v != focus]
     outer_others = [v for v in outer if v != focus and v in others]
 
+    def attr() -> str:
+        return "w" if rich and ch.boolean(0.25) else _ATTR
+
     def leaf() -> Pred:
+        if rich and ch.boolean(0.05):
+            return PTrue() if ch.boolean(0.5) else PFalse()
         if not unary_only and others and ch.boolean(0.3):
             pool = outer_others if outer_others and ch.boolean(0.5) else others
             y = ch.choice(pool)
-            return Cmp2(focus, _ATTR, ch.choice(OPS), y, _ATTR)
-        x = focus if unary_only or not others or not ch.boolean(0.25) else ch.choice(others)
-        return Cmp(x, _ATTR, ch.choice(OPS), ch.choice(_VALUES))
+            p: Pred = Cmp2(focus, attr(), ch.choice(OPS), y, attr())
+        else:
+            x = focus if unary_only or not others or not ch.boolean(0.25) else ch.choice(others)
+            p = Cmp(x, attr(), ch.choice(OPS), ch.choice(RICH_VALUES if rich else _VALUES))
+        return PNot(p) if rich and ch.boolean(0.3) else p
 
     def rec(d: int) -> Pred:
         if d <= 0 or not ch.boolean(0.35):
@@ -123,7 +290,7 @@ def gen_cel_pred(ch: Chooser, variables: Sequence[str], unary_only: bool = False
 
 
 def _decorate(ch: Chooser, f: Formula, legal_parent: frozenset[str], plus_body: bool,
-              outer: frozenset[str], unary_only: bool, p_filter: float) -> Formula:
+              outer: frozenset[str], unary_only: bool, p_filter: float, rich: bool = False) -> Formula:
     """Add filters whose variables are legal for strong well-formedness (docs/semantics/cel.md#cel-G3).
 
     ``x`` is legal at node g iff some ancestor-or-self of g, below x's binder, has x bound:
@@ -134,22 +301,22 @@ def _decorate(ch: Chooser, f: Formula, legal_parent: frozenset[str], plus_body: 
     if plus_body:
         outer = (outer | legal_parent) - vdef_plus(f)
     if isinstance(f, Plus):
-        new: Formula = Plus(_decorate(ch, f.body, legal, True, outer, unary_only, p_filter))
+        new: Formula = Plus(_decorate(ch, f.body, legal, True, outer, unary_only, p_filter, rich))
     elif isinstance(f, (Seq, Or, And)):
-        new = type(f)(_decorate(ch, f.left, legal, False, outer, unary_only, p_filter),
-                      _decorate(ch, f.right, legal, False, outer, unary_only, p_filter))
+        new = type(f)(_decorate(ch, f.left, legal, False, outer, unary_only, p_filter, rich),
+                      _decorate(ch, f.right, legal, False, outer, unary_only, p_filter, rich))
     else:
         new = f
     p = p_filter if isinstance(f, Atom) else p_filter * 0.6
     if legal and ch.boolean(p):
-        new = Filter(new, gen_cel_pred(ch, sorted(legal), unary_only, sorted(outer & legal)))
+        new = Filter(new, gen_cel_pred(ch, sorted(legal), unary_only, sorted(outer & legal), rich=rich))
     return new
 
 
 def gen_cel_formula(ch: Chooser, *, types: Sequence[str] = ("A", "B", "C"), max_depth: int = 3,
                     max_atoms: int = 6, unary_only: bool = False, safe_only: bool = False,
                     allow_and: bool = True, p_filter: float = 0.3,
-                    p_unsafe: float = 0.2) -> Formula:
+                    p_unsafe: float = 0.2, rich: bool = False) -> Formula:
     """A random strongly well-formed CEL formula (docs/semantics/cel.md#cel-G18 sizes).
 
     Three passes: operator skeleton (``;``, OR, ``+``, AND; nesting depth <= ``max_depth``,
@@ -168,10 +335,12 @@ def gen_cel_formula(ch: Chooser, *, types: Sequence[str] = ("A", "B", "C"), max_
         allow_and: allow the AND extension.
         p_filter: probability of a filter on an atom (0.6 of it on operators).
         p_unsafe: per-atom probability of ignoring safety (only without ``safe_only``).
+        rich: filters draw :func:`gen_cel_pred`'s ``rich`` leaves (attribute ``w``, strings, TRUE/FALSE,
+            NOT of a comparison).
     """
     skel = _skeleton(ch, list(types), max_depth, max_atoms, allow_and, True)
     named = _assign_vars(ch, skel, frozenset(), safe_only, p_unsafe)
-    return _decorate(ch, named, frozenset(), False, frozenset(), unary_only, p_filter)
+    return _decorate(ch, named, frozenset(), False, frozenset(), unary_only, p_filter, rich)
 
 
 def gen_iteration_vs_later(ch: Chooser, types: Sequence[str], avoid: frozenset[str] = frozenset()
@@ -374,24 +543,142 @@ def cel_options() -> st.SearchStrategy[Any]:
                      nxt_output=st.sampled_from(["marked", "top_ranked"]))
 
 
-def random_cel_case(rng: random.Random, length: int, **kw: Any) -> tuple[str, Stream]:
+def gen_kleene_filtered_seq(ch: Chooser, types: Sequence[str], rich: bool = False) -> Query:
+    """Kleene+ over a filtered sequence: ``((R AS x ; R' AS y) FILTER x.v OP y.v)+``, the filter sometimes
+    combined with a unary comparison, alone or after/before ``R'' AS z``; strategy ALL or STRICT in 4 draws
+    of 7 (the generated path), an optional ``WITHIN 2..5``.  Every round rebinds x and y, so a later round's
+    filter must read the later round's events (docs/semantics/cel.md#cel-3.1, #cel-G11: the
+    ``plus-no-rebind`` mutant).  Strongly well-formed (docs/semantics/cel.md#cel-G3)."""
+    def rel() -> str:
+        return ch.choice(types)
+
+    pred: Pred = Cmp2("x", _ATTR, ch.choice(OPS), "y", _ATTR)
+    if ch.boolean(0.3):
+        other = gen_cel_pred(ch, ["x", "y"], unary_only=True, max_depth=0, rich=rich)
+        pred = (PAnd if ch.boolean(0.5) else POr)(pred, other)
+    f: Formula = Plus(Filter(Seq(Atom(rel(), "x"), Atom(rel(), "y")), pred))
+    k = ch.integer(0, 3)
+    if k == 1:
+        f = Seq(f, Atom(rel(), "z"))
+    elif k == 2:
+        f = Seq(Atom(rel(), "z"), f)
+    strategy = ch.choice(("ALL", "ALL", "STRICT", "STRICT", "NXT", "LAST", "MAX"))
+    within = ch.integer(2, 5) if ch.boolean(0.3) else None
+    return Query(f, strategy, within)
+
+
+def gen_sel_window(ch: Chooser, types: Sequence[str], rich: bool = False) -> Query:
+    """A selection strategy under a small window: ``SEL(phi WITHIN w)`` with phi ``(R AS x)+`` (the atom
+    sometimes filtered), alone or before/after ``R' AS y``, or ``R AS x ; R' AS y``; SEL is MAX (half),
+    LAST or NXT and w is 1..4, so runs with different starts reach one state and leave the window at
+    different times, and NXT's and LAST's rankings pick different complex events
+    (docs/semantics/cel.md#cel-3.2 MAX after WITHIN, #cel-5.3, #cel-G8: the
+    ``max-window-keeps-earliest-start`` and ``window-rank-orders-swapped`` mutants).  Strongly
+    well-formed (docs/semantics/cel.md#cel-G3)."""
+    def rel() -> str:
+        return ch.choice(types)
+
+    body: Formula = Atom(rel(), "x")
+    if ch.boolean(0.3):
+        body = Filter(body, gen_cel_pred(ch, ["x"], unary_only=True, max_depth=1, rich=rich))
+    f: Formula = Plus(body)
+    k = ch.integer(0, 3)
+    if k == 1:
+        f = Seq(f, Atom(rel(), "y"))
+    elif k == 2:
+        f = Seq(Atom(rel(), "y"), f)
+    elif k == 3:
+        f = Seq(body, Atom(rel(), "y"))
+    return Query(f, ch.choice(("MAX", "MAX", "LAST", "NXT")), ch.integer(1, 4))
+
+
+def gen_planted_query(ch: Chooser, types: Sequence[str], rich: bool = False) -> Query:
+    """:func:`gen_kleene_filtered_seq` or :func:`gen_sel_window` (even odds): shapes the general generator
+    rarely draws, both exercising engine state that lives across several events."""
+    return (gen_kleene_filtered_seq if ch.boolean(0.5) else gen_sel_window)(ch, types, rich)
+
+
+_CONST_CMP = re.compile(r'\b([a-z]\w*)\.(\w+) (<=|>=|!=|<|>|=) (-?\d+(?:\.\d+)?|"[^"\\]*")')
+
+
+def constants_left(ch: Chooser, text: str) -> str:
+    """``text`` with each unary comparison ``x.a OP c`` written ``c OP' x.a`` (OP' the mirrored operator)
+    with probability 0.5: the same query (the parser mirrors it back, docs/semantics/cel.md#cel-2), another
+    path through the parser."""
+    return _CONST_CMP.sub(lambda m: (f"{m.group(4)} {FLIP[m.group(3)]} {m.group(1)}.{m.group(2)}"
+                                     if ch.boolean(0.5) else m.group(0)), text)
+
+
+def random_cel_case(rng: random.Random, length: int, *, long: bool = False, **kw: Any) -> tuple[str, Stream]:
     """Spark fuzzing entry: ``(query_text, stream)`` drawn by the same generators as
     :func:`cel_cases` (one shared type alphabet), from a seeded ``random.Random``.
+
+    On top of :func:`gen_cel_query` (which stays the bulk of the draws):
+
+    * a fraction :data:`P_ODD` of the cases is *odd*: the stream's events may lack ``v``, carry strings,
+      a float or out-of-range values and a second attribute ``w`` (:func:`gen_stream`), and the filters
+      are ``rich`` (:func:`gen_cel_pred`: ``w``, string constants, TRUE/FALSE, NOT of comparisons),
+      docs/semantics/cel.md#cel-G6;
+    * a fraction :data:`P_PLANTED` of the short cases is :func:`gen_planted_query` (Kleene+ over a
+      filtered sequence; MAX/LAST/NXT over + under a small window), 70% of them with a witness of the
+      query planted in the stream (:func:`plant_match`);
+    * in a fraction :data:`P_LEFT` of the cases constants are written on the left of some comparisons
+      (:func:`constants_left`);
+    * ``long`` (the plugin's long cases, ``length`` 40-200): a small formula (at most 3 atoms, depth 2)
+      (a single atom gets ``; R AS v`` after it, so that matches span the window) or, in a third of them, a
+      planted query, always under ``WITHIN 1..3`` (raised to the span of the formula's shortest complex
+      event, :func:`_min_span`, so that a match fits), with strategy ALL in half of them and STRICT in 20%, so that the generated path's step plans are compiled (after 16 uses), the window
+      expires complex events and the root pruning (every ``max(w, 64)`` events) runs, with matches live
+      across it (docs/semantics/cel.md#cel-G8, #cel-G15, #cel-5.5): :func:`plant_window_matches` writes
+      matches of span exactly w ending at the pruning points and elsewhere.
 
     Args:
         rng: the random source (seed it with ``(campaign seed, case index)`` for replay).
         length: stream length.
+        long: draw the long-stream query shape (above).
         kw: as :func:`gen_cel_query`; ``p_later`` defaults to :data:`P_LATER`.
     """
     ch = RandomChooser(rng)
     types = ch.choice(TYPE_ALPHABETS)
-    q = gen_cel_query(ch, types=types, **{"p_later": P_LATER, **kw})
-    return str(q), gen_stream(ch, length, types)
+    odd = ch.boolean(P_ODD)
+    planted = None
+    kw = {"p_later": P_LATER, "rich": odd, **kw}
+    if long:
+        if ch.boolean(1 / 3):
+            q = gen_planted_query(ch, types, odd)
+        else:
+            q = gen_cel_query(ch, types=types, **{**kw, "max_atoms": 3, "max_depth": 2})
+            if isinstance(q.formula, (Atom, Filter)) and isinstance(_strip(q.formula), Atom):
+                q = Query(Seq(q.formula, Atom(ch.choice(types), _fresh(var(q.formula)))), q.strategy)
+        r = ch.integer(0, 9)
+        strategy = "ALL" if r < 5 else "STRICT" if r < 7 else q.strategy
+        q = Query(q.formula, strategy, max(ch.integer(1, 3), _min_span(q.formula)))
+    elif ch.boolean(P_PLANTED):
+        kleene = ch.boolean(0.5)
+        q = planted = (gen_kleene_filtered_seq if kleene else gen_sel_window)(ch, types, odd)
+    else:
+        q = gen_cel_query(ch, types=types, **kw)
+    text = str(q)
+    if ch.boolean(P_LEFT):
+        text = constants_left(ch, text)
+    events = _stream_events(ch, length, types, odd=odd)
+    if long:
+        events = plant_window_matches(ch, events, q.formula, q.within, types)
+    elif planted is not None and ch.boolean(0.7):
+        events = (plant_match(ch, events, planted.formula, types, rounds=(2, 3), p_skip=0.1) if kleene
+                  else plant_match(ch, events, planted.formula, types))
+    return text, Stream.of(events)
 
 
 #: Fraction of :func:`random_cel_case` queries built around :func:`gen_iteration_vs_later` (an
 #: iteration's filter over a later variable: binding runs, docs/semantics/cel.md#cel-10.4).
 P_LATER = 0.12
+#: Fraction of :func:`random_cel_case` cases with odd attribute values and rich filters (docs/semantics/cel.md#cel-G6).
+P_ODD = 0.25
+#: Fraction of short :func:`random_cel_case` cases drawn by :func:`gen_planted_query`.
+P_PLANTED = 0.18
+#: Fraction of :func:`random_cel_case` cases with some constants written on the left (:func:`constants_left`).
+P_LEFT = 0.3
 
 
 class CelStrategies:
