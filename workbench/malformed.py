@@ -4,7 +4,8 @@ Every mutant is a function of ``(language, seed, case id)`` alone (:func:`draw_c
 
 1. a *base case*: one of the language's bundled real-data cases (``Language.real_cases``; its stream cut to a
    random slice of at most :data:`MAX_EVENTS` events with ``Language.drop_events``) or, for about a third of the
-   cases, a case of the language's random generator (``Language.random_case``);
+   cases, a case of the language's random generator (``Language.random_case``, its stream cut to its first
+   :data:`MAX_EVENTS` events);
 2. its files: the query text; the stream written in one of the language's stream file formats
    (``Language.stream_formats``, :class:`ceplab.workbench.language.StreamFormat`; default the JSON Lines form of
    ``stream_to_json``); for about a third of the cases one of the language's bundled static graphs
@@ -284,6 +285,9 @@ def draw_case(lang: Any, seed: int, case_id: int) -> MalformedCase:
     bases = _bases(lang.name)
     if lang.random_case is not None and (not bases or rng.random() < P_RANDOM_BASE):
         qtext, stream, _options = lang.random_case(rng, rng.randint(1, 8))
+        if len(stream) > MAX_EVENTS:    # a generator may draw long streams on purpose (window expiry); a mutated
+            # window on one of them (a huge WITHIN) makes an exponential but legitimate computation, not a hang
+            stream = lang.drop_events(stream, range(MAX_EVENTS, len(stream)))
         base = "random"
     elif bases:
         base, qtext, full = bases[rng.randrange(len(bases))]
