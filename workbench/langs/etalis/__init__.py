@@ -263,7 +263,8 @@ def _strategies() -> Any:
 
 
 def random_options(rng: random.Random) -> Options:
-    """Random switches, a consumption policy in 40% of the cases; without a policy
+    """Random switches, a consumption policy in 40% of the cases (with an ``interval_policy`` in 45% of those,
+    ``longest``/``shortest`` twice as often as ``max:X``/``min:X``); without a policy
     ``not_reading="literal"`` in 35% of the cases (Figure 2 on hulls, docs/semantics/etalis.md#etalis-A7;
     the policies are defined per witness only)."""
     kw: dict[str, Any] = {}
