@@ -263,7 +263,8 @@ def _strategies() -> Any:
 
 
 def random_options(rng: random.Random) -> Options:
-    """Random switches, a consumption policy in 40% of the cases; without a policy
+    """Random switches, a consumption policy in 40% of the cases (with an ``interval_policy`` in 45% of those,
+    ``longest``/``shortest`` twice as often as ``max:X``/``min:X``); without a policy
     ``not_reading="literal"`` in 35% of the cases (Figure 2 on hulls, docs/semantics/etalis.md#etalis-A7;
     the policies are defined per witness only)."""
     kw: dict[str, Any] = {}
@@ -277,8 +278,8 @@ def random_options(rng: random.Random) -> Options:
         kw["during_result"] = "contained"
     if rng.random() < 0.4:
         kw["policy"] = rng.choice(POLICIES)
-        if rng.random() < 0.3:
-            kw["interval_policy"] = rng.choice(("longest", "shortest", "max:X", "min:X"))
+        if rng.random() < 0.45:
+            kw["interval_policy"] = rng.choice(("longest", "shortest", "longest", "shortest", "max:X", "min:X"))
     elif rng.random() < 0.35:
         kw["not_reading"] = "literal"
     try:
@@ -293,6 +294,16 @@ def random_options(rng: random.Random) -> Options:
 P_CONTAINED_DURING_NOT = 0.4
 
 
+#: Probability that :func:`_random_case` replaces the drawn (rules, stream) by the shape its non-default switches
+#: change answers on (:func:`ceplab.workbench.langs.etalis.generators.gen_switch_shape`: an Allen operator over a point
+#: under ``proper_intervals_only``, a strictly contained DURING pair under ``during_result="contained"``, instances
+#: with one timestamp under an ``interval_policy``, a nested NOT under ``not_reading="literal"``).
+P_SWITCH_SHAPE = 0.5
+#: Probability that a case not so shaped is a windowed rule on a long dense stream (20-40 events,
+#: :func:`ceplab.workbench.langs.etalis.generators.gen_long_window_case`), where stored instances expire.
+P_LONG_WINDOW = 0.08
+
+
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: the shared generator's (rules, stream) plus random switches.
 
@@ -305,9 +316,14 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     where the oracle finds no unique model it raises ``ModelError`` and the case counts as the oracle's refusal).
     Such a program gets ``during_result="contained"`` with probability :data:`P_CONTAINED_DURING_NOT` (instead of
     the 10% of :func:`random_options`), so that a campaign meets these cases often enough to matter.
+    Then, with probability :data:`P_SWITCH_SHAPE`, the rules and stream are replaced by the shape on which a drawn
+    non-default switch changes answers, else with probability :data:`P_LONG_WINDOW` by a windowed rule on a long
+    stream (issue 11 item 7(b): the default campaign must expose the planted switch and GC mutants).
     """
     from ceplab.asp.etalis import compile_program
-    from ceplab.workbench.langs.etalis.generators import random_etalis_case
+    from ceplab.workbench.generators import RandomChooser
+    from ceplab.workbench.langs.etalis.generators import (gen_long_window_case, gen_switch_shape,
+                                                          random_etalis_case)
 
     text, stream, prog = "", [], None
     for _ in range(30):
@@ -323,6 +339,12 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     if (prog is not None and options.during_result == "container" and _has_not(prog) and _has_during(prog)
             and rng.random() < (P_CONTAINED_DURING_NOT - 0.1) / 0.9):
         options = dataclasses.replace(options, during_result="contained")
+    ch = RandomChooser(rng)
+    shaped = gen_switch_shape(ch, options, length) if ch.boolean(P_SWITCH_SHAPE) else None
+    if shaped is not None:
+        text, stream = shaped
+    elif ch.boolean(P_LONG_WINDOW):
+        text, stream = gen_long_window_case(ch)
     return text, stream, options
 
 

@@ -224,3 +224,156 @@ class EtalisStrategies:
     @staticmethod
     def render(query: Any) -> str:
         return str(query) if not isinstance(query, str) else query
+
+
+# ----------------------------------------------------------------------------- switch-steered shapes
+def _events(evs: Sequence[tuple[str, tuple[int, ...], int, int]]) -> list[Any]:
+    """``(name, args, start, end)`` tuples as a stream ordered by end time (stable), ``position`` = index."""
+    from ceplab.semantics.etalis import ast as EA
+    from ceplab.semantics.etalis.streams import StreamEvent
+
+    evs = sorted(evs, key=lambda x: x[3])
+    return [StreamEvent(EA.EventAtom(n, tuple(EA.Num(v) for v in args)), s, e, i)
+            for i, (n, args, s, e) in enumerate(evs)]
+
+
+def _noise(ch: Chooser, k: int, atoms: Sequence[str], max_time: int, arity: int = 1,
+           durations: Sequence[int] = (0, 0, 1, 2, 3)) -> list[tuple]:
+    out = []
+    for _ in range(k):
+        s = ch.integer(0, max_time)
+        out.append((ch.choice(list(atoms)), (ch.integer(1, 2),) * arity, s, s + ch.choice(list(durations))))
+    return out
+
+
+#: The Allen operators that ``proper_intervals_only`` restricts (docs/semantics/etalis.md#etalis-opt-proper_intervals_only).
+_ALLEN_POINT_OPS = ("meets", "starts", "finishes", "equals")
+
+
+def gen_proper_shape(ch: Chooser, length: int) -> tuple[str, list]:
+    """``d(X) <- a(X) OP b(X).`` with OP one of MEETS/STARTS/FINISHES/EQUALS and a planted pair where a point event
+    takes part in OP (answers that ``proper_intervals_only=true`` removes), plus random noise over ``a``, ``b``."""
+    op = ch.choice(_ALLEN_POINT_OPS)
+    v = ch.integer(1, 2)
+    t = ch.integer(0, 3)
+    d = ch.integer(1, 3)
+    if op == "meets":        # e1 == s2: a point meets a point or an interval, an interval meets a point
+        pair = ch.choice(((t, t, t, t), (t, t, t, t + d), (t, t + d, t + d, t + d)))
+    elif op == "starts":     # s1 == s2, e1 < e2
+        pair = (t, t, t, t + d)
+    elif op == "finishes":   # e1 == e2, s2 < s1
+        pair = (t + d, t + d, t, t + d)
+    else:                    # equals over points
+        pair = (t, t, t, t)
+    planted = [("a", (v,), pair[0], pair[1]), ("b", (v,), pair[2], pair[3])]
+    extra = _noise(ch, max(0, length - 2), ("a", "b"), max(6, 3 * length // 4))
+    return f"d(X) <- a(X) {op} b(X).", _events(planted + extra)
+
+
+def gen_contained_during_shape(ch: Chooser, length: int) -> tuple[str, list]:
+    """``d(X) <- a(X) during b(X).`` (sometimes under a second rule using ``d``) with a planted pair ``a`` strictly
+    inside ``b`` (``during_result=contained`` gives ``a``'s interval, the default ``b``'s)."""
+    v = ch.integer(1, 2)
+    s2 = ch.integer(0, 3)
+    s1 = s2 + ch.integer(1, 2)
+    e1 = s1 + ch.integer(0, 2)
+    e2 = e1 + ch.integer(1, 2)
+    planted = [("a", (v,), s1, e1), ("b", (v,), s2, e2)]
+    extra = _noise(ch, max(0, length - 2), ("a", "b", "c"), max(6, 3 * length // 4))
+    text = "d(X) <- a(X) during b(X)."
+    if ch.boolean(0.4):
+        text += f"\nd1(X) <- d(X) {ch.choice(('seq', 'and', 'during', 'starts'))} c(X)."
+    return text, _events(planted + extra)
+
+
+def gen_interval_policy_shape(ch: Chooser, length: int, policy: str) -> tuple[str, list]:
+    """``d(X) <- a(X) seq b(X).`` with two planted ``a`` instances of one key and the same timestamp (same end under
+    ``recent``/``recent_lifo``, same start under ``chronological``) and different lengths, then a ``b`` that joins
+    them (for ``chronological``, one that only the shorter one precedes): ``interval_policy`` picks which is kept."""
+    v = ch.integer(1, 2)
+    if policy == "chronological":
+        s = ch.integer(0, 2)
+        e1 = s + ch.integer(0, 1)
+        e2 = e1 + ch.integer(1, 2)
+        planted = [("a", (v,), s, e1), ("a", (v,), s, e2)]
+        tb = ch.choice((e1 + 1, e2, e2 + 1))
+    else:
+        e = ch.integer(2, 4)
+        s1 = ch.integer(0, e - 1)
+        s2 = ch.integer(s1 + 1, e)
+        planted = [("a", (v,), s1, e), ("a", (v,), s2, e)]
+        if ch.boolean():
+            planted.reverse()
+        tb = e + ch.integer(1, 2)
+    planted.append(("b", (v,), tb, tb + ch.choice((0, 0, 1))))
+    extra = _noise(ch, max(0, length - 3), ("a", "b"), max(6, 3 * length // 4))
+    return "d(X) <- a(X) seq b(X).", _events(planted + extra)
+
+
+#: The nested NOT of docs/semantics/etalis.md#etalis-A7 whose delimiter is another NOT's result.
+NESTED_NOT_RULES = "p2 <- x seq y. r <- not(c).[p2, z]. q <- not(c).[x, r]."
+
+
+def gen_nested_not_shape(ch: Chooser, length: int) -> tuple[str, list]:
+    """:data:`NESTED_NOT_RULES` on a stream over ``x, y, c, z, w`` with interval-stamped ``z``: half the time the
+    pattern ``x x c x y z@[s,e] w`` (several ``x`` starts, a blocker between them, a long ``z``) shifted and with a
+    little noise, else a random stream over those atoms (``not_reading=literal`` releases hulls of one end by
+    decreasing start)."""
+    if ch.boolean(0.6):
+        o = ch.integer(0, 2)
+        gap = ch.integer(0, 1)
+        evs = [("x", (), o, o), ("x", (), o + 1, o + 1), ("c", (), o + 2, o + 2), ("x", (), o + 3, o + 3),
+               ("y", (), o + 4 + gap, o + 4 + gap)]
+        zs = o + 5 + gap
+        evs.append(("z", (), zs, zs + ch.integer(1, 4)))
+        evs.append(("w", (), zs + 5, zs + 5))
+        evs += _noise(ch, ch.choice((0, 0, 1, 2)), ("x", "y", "c", "z"), o + 10, arity=0)
+    else:
+        evs = _noise(ch, max(4, length + 1), ("x", "x", "y", "c", "z", "z"), max(6, length), arity=0,
+                     durations=(0, 0, 1, 2, 3, 4))
+    return NESTED_NOT_RULES, _events(evs)
+
+
+def gen_long_window_case(ch: Chooser) -> tuple[str, list]:
+    """A windowed rule over a long dense stream (20-40 events, times ``0..length/2``, values ``{1, 2}`` or ``{1}``)
+    so that stored instances expire and the window's garbage collection matters (docs/semantics/etalis.md#etalis-3.11):
+    ``d(1) <- (a(X) OP b(X)).q.`` with a small ``q``, sometimes as an ``event_rule_window`` property."""
+    n = ch.integer(20, 40)
+    q = ch.integer(1, 3)
+    op = ch.choice(("seq", "seq", "and", "or"))
+    if ch.boolean(0.3):
+        text = f"w0([property(event_rule_window, {q})]) 'rule:' d(X) <- a(X) {op} b(X)."
+    else:
+        text = f"d(X) <- (a(X) {op} b(X)).{q}."
+    hi = ch.choice((1, 2))
+    evs = []
+    for _ in range(n):
+        s = ch.integer(0, n // 2)
+        evs.append((ch.choice(("a", "a", "b", "c")), (ch.integer(1, hi),), s, s + ch.choice((0, 0, 0, 1))))
+    return text, _events(evs)
+
+
+def gen_switch_shape(ch: Chooser, options: Any, length: int) -> tuple[str, list] | None:
+    """A case shaped by the drawn switches (the shape under which a non-default value changes answers), or None:
+    ``proper_intervals_only`` -> :func:`gen_proper_shape`; ``during_result="contained"`` ->
+    :func:`gen_contained_during_shape`; ``interval_policy`` other than off -> :func:`gen_interval_policy_shape`;
+    ``not_reading="literal"`` -> :func:`gen_nested_not_shape` (one of the applicable ones, at random)."""
+    cands = []
+    if options.proper_intervals_only:
+        cands.append("proper")
+    if options.during_result == "contained":
+        cands.append("during")
+    if options.interval_policy != "off":
+        cands += ["interval"] * 3
+    if options.not_reading == "literal":
+        cands.append("not")
+    if not cands:
+        return None
+    kind = ch.choice(cands)
+    if kind == "proper":
+        return gen_proper_shape(ch, length)
+    if kind == "during":
+        return gen_contained_during_shape(ch, length)
+    if kind == "interval":
+        return gen_interval_policy_shape(ch, length, options.policy)
+    return gen_nested_not_shape(ch, length)
