@@ -169,7 +169,7 @@ def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQ
     if depth <= 0 or ch.boolean(0.3):
         body, vs = _leaf(ch, preds)
         if vs and ch.boolean(0.06):
-            proj = sorted(v for v in vs if ch.boolean(0.7)) or sorted(vs)[:1]
+            proj = [v for v in sorted(vs) if ch.boolean(0.7)] or sorted(vs)[:1]
             mod = ch.choice(["", "", "DISTINCT ", "REDUCED "])
             filt = f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)})" if ch.boolean(0.3) else ""
             body = f"{{ SELECT {mod}{' '.join(proj)} WHERE {{ {body}{filt} }} }}"
