@@ -181,9 +181,12 @@ P_TIES = 0.3
 
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: random switches (drawn first: the query's time literals are written for their
-    ``tick_seconds``, and the operators their non-default values affect are drawn more often,
-    :func:`~ceplab.workbench.langs.epsparql.generators.focus_operators`) and the shared generator's (query text,
-    stream). With probability :data:`P_BACKGROUND` the case has background knowledge, written inline into the query
+    ``tick_seconds``, and the query shapes their non-default values answer differently are drawn more often,
+    :func:`~ceplab.workbench.langs.epsparql.generators.steering`) and the shared generator's (query text,
+    stream). With probability :data:`P_TIES` (and always under the switches of
+    :func:`~ceplab.workbench.langs.epsparql.generators.needs_ties`) the stream crowds equal timestamps, equal ends and
+    repeated triples (docs/semantics/epsparql.md#epsparql-A3 - #epsparql-A6); with probability :data:`P_BACKGROUND`
+    the case has background knowledge, written inline into the query
     text (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
     replay it; with probability :data:`P_LONG` the stream has 40-200 occurrences
     (:func:`~ceplab.workbench.langs.epsparql.generators.random_epsparql_case`'s ``long``). Query texts that do not

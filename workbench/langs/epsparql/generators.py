@@ -16,6 +16,16 @@ against ``xsd:duration`` literals) and ``xsd:dateTime`` bounds on the time funct
 ``;``/``,`` lists, decimal, negative and string literals in patterns and streams; long streams (40-200
 occurrences under a small ``getDURATION()`` bound); operators whose answers a drawn non-default switch changes
 drawn more often (:func:`focus_operators`).
+
+Switches and ties (issue 11 item 7(b): the default campaign must kill the engine mutants of ``mutants.py``):
+:func:`steering` turns a case's switches into query shapes that their readings answer differently
+(docs/semantics/epsparql.md#epsparql-8): twin triple patterns of one subject and predicate for ``bgp_mode`` (A3,
+:func:`_twin_leaf`), erroneous comparisons under ``!`` for ``filter_errors`` (A11, :func:`error_filter`), FILTERs on
+the interval alone on OPTIONALSEQ's optional operand for ``srj_filter_interval`` (A7, :func:`_interval_filter`);
+streams with ``ties`` (:func:`gen_epsparql_stream`: equal timestamps, equal ends with different starts, one triple at
+two times, planted on earlier occurrences) for ``optional_end``, ``bgp_mode``, ``srj_filter_interval`` and for 30% of
+all cases, with SEQ, OPTIONAL, OPTIONALSEQ, EQUALS and EQUALSOPTIONAL (:data:`TIE_OPERATORS`, A4-A6) drawn more often
+and a window now and then.
 """
 from __future__ import annotations
 
