@@ -219,7 +219,7 @@ def _leaf(ch: Chooser, preds: Sequence[str], p_twin: float = 0.0) -> tuple[str, 
 def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQL_PREDICATES,
                          p_filter: float = 0.25, tick_seconds: int = 86400,
                          focus: Sequence[str] = (), boost: Sequence[str] = (), p_twin: float = 0.0,
-                         p_error: float = 0.0) -> tuple[str, set[str]]:
+                         p_error: float = 0.0, p_leaf: float = 0.3) -> tuple[str, set[str]]:
     """A random group graph pattern (text with explicit braces) and the variables it mentions.
 
     Leaves are triples blocks of 1 (mostly) or 2 patterns ``?s|:a :p|?pp ?x|?y|?z|0..2`` (sometimes a decimal,
@@ -230,10 +230,11 @@ def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQ
     optional / mandatory operand carries a FILTER twice as often (:func:`focus_operators`); operators in ``boost``
     are drawn four times as often with the usual FILTERs (:data:`TIE_OPERATORS` on streams with ties).  ``p_twin``:
     the chance that a leaf is two patterns of one subject and predicate (:func:`_twin_leaf`); ``p_error``: the
-    chance that a group FILTER is an erroneous comparison under ``!`` (:func:`error_filter`).
+    chance that a group FILTER is an erroneous comparison under ``!`` (:func:`error_filter`); ``p_leaf``: the
+    chance that a group above depth 0 is a leaf all the same.
     """
-    rec = dict(focus=focus, boost=boost, p_twin=p_twin, p_error=p_error)
-    if depth <= 0 or ch.boolean(0.3):
+    rec = dict(focus=focus, boost=boost, p_twin=p_twin, p_error=p_error, p_leaf=p_leaf)
+    if depth <= 0 or ch.boolean(p_leaf):
         body, vs = _leaf(ch, preds, p_twin)
         if vs and ch.boolean(0.06):
             proj = [v for v in sorted(vs) if ch.boolean(0.7)] or sorted(vs)[:1]
@@ -246,7 +247,7 @@ def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQ
         left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, **rec)
         right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, **rec)
         vs = lv | rv
-        p_op = 0.6 if op in focus else 0.3
+        p_op = (0.85 if op == "OPTIONALSEQ" else 0.6) if op in focus else 0.3
         if op in ("OPTIONAL", "EQUALSOPTIONAL") and ch.boolean(p_op):
             right = "{ " + right + f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)}) }}"
         if op == "OPTIONALSEQ" and ch.boolean(p_op):
@@ -266,7 +267,8 @@ def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQ
 def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 0.15,
                        p_filter: float = 0.25, types: bool = False, tick_seconds: int = 86400,
                        window: Optional[int] = None, focus: Sequence[str] = (), boost: Sequence[str] = (),
-                       p_twin: float = 0.0, p_error: float = 0.0, window_le: bool = False) -> str:
+                       p_twin: float = 0.0, p_error: float = 0.0, window_le: bool = False,
+                       p_leaf: float = 0.3) -> str:
     """A random EP-SPARQL query file (text): a SELECT over 3 subjects, 3 predicates and small integer
     objects, with operators nested to depth ``1..max_depth``; with probability ``p_construct`` first a
     CONSTRUCT rule deriving ``?s :d ?v`` (from a pattern over the stream predicates) whose triples the
@@ -276,20 +278,21 @@ def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 
     ?x|:C0..:C2`` (``rdf:type``), so that domain/range/subclass entailments reach the answers.  Time literals in
     FILTERs are written for ``tick_seconds``; with ``window``, the SELECT's pattern is wrapped as ``{ P FILTER
     (getDURATION() < window) }`` (``<=`` with ``window_le``); ``focus``, ``boost``: operators drawn more often, ``p_twin``, ``p_error``: twin
-    triple patterns and erroneous FILTERs (:func:`gen_epsparql_pattern`).  The text
+    triple patterns and erroneous FILTERs, ``p_leaf``: the chance of a leaf above depth 0
+    (:func:`gen_epsparql_pattern`).  The text
     may still be refused (e.g. a SELECT without variables); callers redraw."""
     parts = [_EPSPARQL_PREFIX]
     base: tuple[str, ...] = tuple(EPSPARQL_PREDICATES) + ((EPSPARQL_TYPE,) if types else ())
     preds: Sequence[str] = base
     if ch.boolean(p_construct):
         where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), base, p_filter, tick_seconds, focus,
-                                         boost, p_twin, p_error)
+                                         boost, p_twin, p_error, p_leaf)
         subj = "?s" if "?s" in vs else ":" + ch.choice(EPSPARQL_SUBJECTS)
         obj = ch.choice(sorted(vs)) if vs else str(ch.choice(EPSPARQL_VALUES))
         parts.append(f"CONSTRUCT {{ {subj} :{EPSPARQL_DERIVED} {obj} }} WHERE {where}\n")
         preds = base + (EPSPARQL_DERIVED,)
     where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter, tick_seconds, focus, boost,
-                                     p_twin, p_error)
+                                     p_twin, p_error, p_leaf)
     if window is not None:
         where = f"{{ {where} FILTER (getDURATION() {'<=' if window_le else '<'} {window}) }}"
     if not vs or ch.boolean(0.4):
@@ -333,8 +336,8 @@ def steering(options: Any, ties: bool) -> dict[str, Any]:
     """Keywords of :func:`gen_epsparql_query` for a case with switches ``options`` (docs/semantics/epsparql.md#epsparql-8):
     ``focus`` (:func:`focus_operators`); on a stream with ``ties`` the :data:`TIE_OPERATORS` boosted (``OPTIONAL``
     twice under ``optional_end=strict``, whose answers differ only when a partner ends with the mandatory row, A6;
-    ``OPTIONALSEQ`` three times under ``srj_filter_interval=mandatory``, A7),
-    operators nested at most two deep and fewer FILTERs (so that partners meet: a deep pattern with many FILTERs
+    ``OPTIONALSEQ`` four times under ``srj_filter_interval=mandatory``, A7),
+    operators nested at most two deep, fewer leaves at the top and fewer FILTERs (so that partners meet: a deep pattern with many FILTERs
     rarely has rows on six occurrences); twin triple patterns (:func:`_twin_leaf`) in half the leaves under
     ``bgp_mode=per_triple`` (one in 12 otherwise, so the default reading is checked on them too); erroneous FILTERs
     under ``!`` (:func:`error_filter`) in 40% of the groups under ``filter_errors=error_is_false`` (3% otherwise:
@@ -344,8 +347,8 @@ def steering(options: Any, ties: bool) -> dict[str, Any]:
                           "p_error": 0.4 if options.filter_errors == "error_is_false" else 0.03}
     if ties:
         kw.update(boost=TIE_OPERATORS + (("OPTIONAL",) if options.optional_end == "strict" else ())
-                  + (("OPTIONALSEQ",) * 2 if options.srj_filter_interval == "mandatory" else ()),
-                  max_depth=2, p_filter=0.15)
+                  + (("OPTIONALSEQ",) * 3 if options.srj_filter_interval == "mandatory" else ()),
+                  max_depth=2, p_filter=0.15, p_leaf=0.15)
     return kw
 
 
@@ -520,7 +523,7 @@ def random_epsparql_case(rng: random.Random, length: int, background: bool = Fal
     times spread over ``0..length`` and the SELECT's pattern is at most one operator deep, under a
     ``FILTER (getDURATION() < k)`` (``k`` in 1..3, the pattern's "window"), with no variable predicate and no
     sub-SELECT, so that the oracle stays quick.  With ``ties`` (not with ``long``) the stream crowds equal
-    timestamps, equal ends and repeated triples (:func:`gen_epsparql_stream`), and three queries in ten have a
+    timestamps, equal ends and repeated triples (:func:`gen_epsparql_stream`), and 45% of the queries have a
     window ``FILTER (getDURATION() < k)`` or ``<= k`` (``k`` in 1..3) over the SELECT's pattern: rows that fit it
     exactly, on a stream whose times span more than it (the engine's window push-down and store sweep,
     docs/semantics/epsparql.md#epsparql-4.3, #epsparql-9.2)."""
@@ -528,7 +531,7 @@ def random_epsparql_case(rng: random.Random, length: int, background: bool = Fal
     max_time = length if long else 8
     if long:
         kw = {**kw, "max_depth": 1, "p_construct": 0.0, "window": ch.integer(1, 3)}
-    elif ties and ch.boolean(0.3):      # a window over the crowded times: pushed-down bounds, exact fits, sweeping
+    elif ties and ch.boolean(0.45):     # a window over the crowded times: pushed-down bounds, exact fits, sweeping
         kw = {**kw, "window": ch.integer(1, 3), "window_le": ch.boolean(0.5)}
     graph: list[str] = []
     onto: list[str] = []
