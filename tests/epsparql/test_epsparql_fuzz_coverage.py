@@ -76,3 +76,96 @@ def test_texts_and_streams_have_the_rare_shapes(drawn):
                        ("srj-mandatory-optionalseq", 10), ("lj-hull-optional", 10)):
         assert c[key] >= least, (key, c[key], dict(c))
     assert 0.02 * N <= c["long"] <= 0.15 * N, c["long"]
+
+
+def test_cases_do_not_depend_on_the_hash_seed():
+    """A case is a function of its seed alone: two processes with different ``PYTHONHASHSEED`` draw the same first
+    cases (a sub-SELECT's projection was once drawn in the set order of its variables, so reproducers and Spark
+    workers could see another case than the driver)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from ceplab.workbench.langs.epsparql import LANGUAGE as L\n"
+            "from ceplab.workbench.spark import case_rng\n"
+            "for i in range(150):\n"
+            "    t, s, o = L.random_case(case_rng(0, 'epsparql', i), 6)\n"
+            "    print(repr((t, [str(x) for x in s], o)))\n")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": h}).stdout for h in ("1", "2")]
+    assert outs[0] == outs[1]
+
+
+def _tie_shapes(stream) -> set[str]:
+    """The tie shapes of a stream (generators.py ``ties``): two occurrences of one subject at the same interval
+    (``tie``), at the same end with different starts (``same-end``), one triple at two intervals (``repeat``)."""
+    out = set()
+    occ = [(o.s, o.p, o.o, int(o.start), int(o.end)) for o in stream]
+    for i, a in enumerate(occ):
+        for b in occ[i + 1:]:
+            if a[0] == b[0] and a[:3] != b[:3] and a[3:] == b[3:]:
+                out.add("tie")
+            if a[0] == b[0] and a[4] == b[4] and a[3] != b[3]:
+                out.add("same-end")
+            if a[:3] == b[:3] and a[3:] != b[3:]:
+                out.add("repeat")
+    return out
+
+
+#: Two triple patterns of one subject and predicate, ``?s :p ?x . ?s :p ?y`` or ``?s :p ?x , ?y``.
+_TWIN = re.compile(r"(\?s|:\w) (:\w) (\?\w|\d) (?:\. \1 \2 |, )(\?\w|\d)")
+#: An erroneous comparison on a variable under ``!`` (generators.error_filter).
+_ERR_NOT = re.compile(r"!\(-?\?\w")
+
+
+def _steered(text: str, stream, o: Options) -> set[str]:
+    """Which of the switch-steered shapes of generators.steering a case has (each the shape that one engine mutant of
+    workbench/langs/epsparql/mutants.py needs, docs/semantics/epsparql.md#epsparql-8)."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    ties = _tie_shapes(stream)
+    out = set()
+    if o.bgp_mode == "per_triple" and _TWIN.search(body) and "repeat" in ties:
+        out.add("per-triple-twin-on-repeat")                          # bgp-per-triple-ignored
+    if o.filter_errors == "error_is_false" and _ERR_NOT.search(body):
+        out.add("error-is-false-not-error")                           # error-is-false-ignored
+    if o.optional_end == "strict" and re.search(r"OPTIONAL \{", body) and "tie" in ties:
+        out.add("strict-optional-on-ties")                            # optional-end-strict-ignored
+    if o.srj_filter_interval == "mandatory" and re.search(
+            r"(getDURATION\(\) <=? \d|getSTARTTIME\(\) >= \d|getENDTIME\(\) - getSTARTTIME\(\) < \d)\) \} OPTIONALSEQ",
+            body):
+        out.add("srj-interval-filter")                                # srj-mandatory-ignored
+    if "EQUALS {" in body and "same-end" in ties:
+        out.add("equals-on-same-end")                                 # equals-ignores-start
+    if "OPTIONALSEQ" in body and "tie" in ties:
+        out.add("optionalseq-on-ties")                                # optionalseq-block-inclusive
+    if re.search(r"FILTER \(getDURATION\(\) <= \d\) \}$", body, re.M) and len(ties) >= 2:
+        out.add("window-le-on-ties")                                  # duration-bound-off-by-one
+    return out
+
+
+def test_switch_steered_shapes_and_ties_are_drawn_and_agree(drawn):
+    """Issue 11 item 7(b): the shapes that expose the switch and tie mutants (mutants.py EXPOSING) are drawn over the
+    first ``N`` campaign cases, streams with ties are a good share, and the oracle and the engine agree on every
+    case with such a shape."""
+    from ceplab.workbench.compare import compare
+
+    c: Counter = Counter()
+    picked = []
+    for text, q, stream, o in drawn:
+        ties = _tie_shapes(stream)
+        c.update(f"stream-{t}" for t in ties)
+        shapes = _steered(text, stream, o)
+        c.update(shapes)
+        if shapes:
+            picked.append((text, q, stream, o))
+    for key, least in (("stream-tie", 0.5 * N), ("stream-same-end", 0.4 * N), ("stream-repeat", 0.45 * N),
+                       ("per-triple-twin-on-repeat", 12), ("error-is-false-not-error", 12),
+                       ("strict-optional-on-ties", 5), ("srj-interval-filter", 3), ("equals-on-same-end", 10),
+                       ("optionalseq-on-ties", 15), ("window-le-on-ties", 10)):
+        assert c[key] >= least, (key, c[key], dict(c))
+    bad = []
+    for text, q, stream, o in picked:
+        rep = compare(L, q, stream, o)
+        if rep.verdict != "agree":
+            bad.append((text, [str(x) for x in stream], o, rep.verdict, rep.problems))
+    assert not bad, bad[:2]

@@ -173,13 +173,20 @@ def random_options(rng: random.Random) -> Options:
 P_BACKGROUND = 0.25
 #: Fraction of random cases with a long stream (40-200 occurrences) and a small ``getDURATION()`` bound.
 P_LONG = 0.05
+#: Fraction of random cases whose stream crowds equal timestamps, equal ends and repeated triples (the generators'
+#: ``ties``; also every case with ``optional_end=strict``, ``bgp_mode=per_triple`` or ``srj_filter_interval=mandatory``,
+#: :func:`~ceplab.workbench.langs.epsparql.generators.needs_ties`).
+P_TIES = 0.3
 
 
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: random switches (drawn first: the query's time literals are written for their
-    ``tick_seconds``, and the operators their non-default values affect are drawn more often,
-    :func:`~ceplab.workbench.langs.epsparql.generators.focus_operators`) and the shared generator's (query text,
-    stream). With probability :data:`P_BACKGROUND` the case has background knowledge, written inline into the query
+    ``tick_seconds``, and the query shapes their non-default values answer differently are drawn more often,
+    :func:`~ceplab.workbench.langs.epsparql.generators.steering`) and the shared generator's (query text,
+    stream). With probability :data:`P_TIES` (and always under the switches of
+    :func:`~ceplab.workbench.langs.epsparql.generators.needs_ties`) the stream crowds equal timestamps, equal ends and
+    repeated triples (docs/semantics/epsparql.md#epsparql-A3 - #epsparql-A6); with probability :data:`P_BACKGROUND`
+    the case has background knowledge, written inline into the query
     text (:func:`background_comment`), so the oracle and the engine both get it through ``parse`` and reproducers
     replay it; with probability :data:`P_LONG` the stream has 40-200 occurrences
     (:func:`~ceplab.workbench.langs.epsparql.generators.random_epsparql_case`'s ``long``). Query texts that do not
@@ -187,17 +194,18 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     times); the engine is not consulted, so a query it refuses while the oracle answers it is counted by the
     campaign as an engine refusal."""
     from ceplab.asp.epsparql import background_facts, compile_queryset
-    from ceplab.workbench.langs.epsparql.generators import focus_operators, random_epsparql_case
+    from ceplab.workbench.langs.epsparql.generators import needs_ties, random_epsparql_case, steering
 
     options = random_options(rng)
     text, stream = "", []
     background = rng.random() < P_BACKGROUND
     long = rng.random() < P_LONG
+    ties = rng.random() < P_TIES or needs_ties(options)
     if long:
         length = rng.randint(40, 200)
     for _ in range(30):
-        text, stream = random_epsparql_case(rng, length, background=background, long=long,
-                                            tick_seconds=options.tick_seconds, focus=focus_operators(options))
+        text, stream = random_epsparql_case(rng, length, background=background, long=long, ties=ties,
+                                            tick_seconds=options.tick_seconds, **steering(options, ties))
         try:
             query, bg = unwrap(_parse(text))
             compile_queryset(query, options, bg is not None)

@@ -16,6 +16,16 @@ against ``xsd:duration`` literals) and ``xsd:dateTime`` bounds on the time funct
 ``;``/``,`` lists, decimal, negative and string literals in patterns and streams; long streams (40-200
 occurrences under a small ``getDURATION()`` bound); operators whose answers a drawn non-default switch changes
 drawn more often (:func:`focus_operators`).
+
+Switches and ties (issue 11 item 7(b): the default campaign must kill the engine mutants of ``mutants.py``):
+:func:`steering` turns a case's switches into query shapes that their readings answer differently
+(docs/semantics/epsparql.md#epsparql-8): twin triple patterns of one subject and predicate for ``bgp_mode`` (A3,
+:func:`_twin_leaf`), erroneous comparisons under ``!`` for ``filter_errors`` (A11, :func:`error_filter`), FILTERs on
+the interval alone on OPTIONALSEQ's optional operand for ``srj_filter_interval`` (A7, :func:`_interval_filter`);
+streams with ``ties`` (:func:`gen_epsparql_stream`: equal timestamps, equal ends with different starts, one triple at
+two times, planted on earlier occurrences) for ``optional_end``, ``bgp_mode``, ``srj_filter_interval`` and for 30% of
+all cases, with SEQ, OPTIONAL, OPTIONALSEQ, EQUALS and EQUALSOPTIONAL (:data:`TIE_OPERATORS`, A4-A6) drawn more often
+and a window now and then.
 """
 from __future__ import annotations
 
@@ -84,6 +94,40 @@ def _value_operand(ch: Chooser, v: str) -> str:
     return v
 
 
+def error_filter(ch: Chooser, vs: Sequence[str]) -> str:
+    """A FILTER expression whose comparison raises an error on some rows, under ``!`` or beside ``||``/``&&``:
+    ``!(?w < k)`` and variants (arithmetic or unary minus on ``?w`` now and then), ``?w`` one of the group's variables (an IRI or string object makes the comparison an
+    error) or a variable the group never binds (always an error).  Three-valued logic drops such a row at the top
+    (``!(error)`` is an error), ``filter_errors=error_is_false`` keeps it (``!(false)``): the switch's mutant
+    ``error-is-false-ignored`` (docs/semantics/epsparql.md#epsparql-A11, #epsparql-opt-filter_errors)."""
+    w = ch.choice(list(vs) + ["?w", "?w"])
+    cmp = f"{_value_operand(ch, w)} {ch.choice(['<', '>', '<=', '>=', '=', '!='])} {ch.choice(EPSPARQL_VALUES)}"
+    k = ch.integer(0, 5)
+    if k <= 2:
+        return f"!({cmp})"
+    if k == 3:
+        return f"!({cmp} && getDURATION() >= 0)"
+    if k == 4:
+        return f"!({cmp}) || getDURATION() > {ch.integer(0, 2)}"
+    return f"!({cmp} || BOUND({w}))"
+
+
+def _interval_filter(ch: Chooser) -> str:
+    """A FILTER on the row's interval alone that a point passes and a row spanning a later partner may fail
+    (``getDURATION() < 1..2``, ``<= 0..1``, ``getSTARTTIME() >= 1..3``, ``getENDTIME() - getSTARTTIME() < 1..2``;
+    the optional row precedes the mandatory one, so their hull starts earlier and lasts longer):
+    OPTIONALSEQ's ``F`` on its mandatory operand, where ``srj_filter_interval`` decides which interval the
+    no-partner test sees (docs/semantics/epsparql.md#epsparql-A7, #epsparql-opt-srj_filter_interval)."""
+    k = ch.integer(0, 3)
+    if k == 0:
+        return f"getDURATION() < {ch.integer(1, 2)}"
+    if k == 1:
+        return f"getDURATION() <= {ch.integer(0, 1)}"
+    if k == 2:
+        return f"getSTARTTIME() >= {ch.integer(1, 3)}"
+    return f"getENDTIME() - getSTARTTIME() < {ch.integer(1, 2)}"
+
+
 def _epsparql_filter(ch: Chooser, vs: Sequence[str], tick_seconds: int = 86400, depth: int = 1) -> str:
     """A FILTER expression over the variables ``vs`` and the group's interval: the time functions against small
     boundary constants (also mirrored, ``k > getDURATION()``, as ``getENDTIME() - getSTARTTIME()``, and against
@@ -136,9 +180,27 @@ def _epsparql_filter(ch: Chooser, vs: Sequence[str], tick_seconds: int = 86400, 
     return f"{v} = {ch.choice(EPSPARQL_VALUES)} || getDURATION() > {k}"
 
 
-def _leaf(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
+def _twin_leaf(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
+    """Two triple patterns with the same subject and predicate, ``?s :p ?x . ?s :p ?y`` (or the ``,`` list ``?s :p
+    ?x , ?y``; now and then one object a constant): both instantiate to the same triple when ``?x = ?y``, where
+    ``bgp_mode=per_triple`` takes one occurrence for both and ``per_pattern`` any two (their hull): the switch's
+    mutant ``bgp-per-triple-ignored`` (docs/semantics/epsparql.md#epsparql-A3, #epsparql-opt-bgp_mode).  The
+    stream's repeated triples (:func:`gen_epsparql_stream` ``ties``) give such pairs."""
+    s = ch.choice(["?s", "?s", ":" + ch.choice(EPSPARQL_SUBJECTS)])
+    p = ":" + ch.choice([x for x in preds if x != EPSPARQL_TYPE])
+    o1, o2 = ch.choice([("?x", "?y"), ("?x", "?y"), ("?x", "?x"), ("?x", str(ch.choice(EPSPARQL_VALUES)))])
+    vs = {v for v in (s, o1, o2) if v.startswith("?")}
+    if ch.boolean(0.3):
+        return f"{s} {p} {o1} , {o2}", vs
+    return f"{s} {p} {o1} . {s} {p} {o2}", vs
+
+
+def _leaf(ch: Chooser, preds: Sequence[str], p_twin: float = 0.0) -> tuple[str, set[str]]:
     """A triples block of 1 (mostly) or 2 patterns; two patterns on one subject are written now and then as a
-    ``;`` (predicate-object) or ``,`` (object) list."""
+    ``;`` (predicate-object) or ``,`` (object) list; with probability ``p_twin`` two patterns of the same subject
+    and predicate (:func:`_twin_leaf`)."""
+    if p_twin and ch.boolean(p_twin):
+        return _twin_leaf(ch, preds)
     n = 2 if ch.boolean(0.3) else 1
     tps, vs = [], set()
     for _ in range(n):
@@ -156,7 +218,8 @@ def _leaf(ch: Chooser, preds: Sequence[str]) -> tuple[str, set[str]]:
 
 def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQL_PREDICATES,
                          p_filter: float = 0.25, tick_seconds: int = 86400,
-                         focus: Sequence[str] = ()) -> tuple[str, set[str]]:
+                         focus: Sequence[str] = (), boost: Sequence[str] = (), p_twin: float = 0.0,
+                         p_error: float = 0.0, p_leaf: float = 0.3) -> tuple[str, set[str]]:
     """A random group graph pattern (text with explicit braces) and the variables it mentions.
 
     Leaves are triples blocks of 1 (mostly) or 2 patterns ``?s|:a :p|?pp ?x|?y|?z|0..2`` (sometimes a decimal,
@@ -164,35 +227,48 @@ def gen_epsparql_pattern(ch: Chooser, depth: int, preds: Sequence[str] = EPSPARQ
     :data:`EPSPARQL_OPS` (Join as juxtaposition); an optional operand sometimes carries a FILTER (its ``F``),
     any group sometimes a group-level FILTER (:func:`_epsparql_filter`; time literals for ``tick_seconds``).
     ``depth`` bounds the operator nesting.  Operators in ``focus`` are drawn four times as often, and their
-    optional / mandatory operand carries a FILTER twice as often (:func:`focus_operators`).
+    optional / mandatory operand carries a FILTER twice as often (:func:`focus_operators`); operators in ``boost``
+    are drawn four times as often with the usual FILTERs (:data:`TIE_OPERATORS` on streams with ties).  ``p_twin``:
+    the chance that a leaf is two patterns of one subject and predicate (:func:`_twin_leaf`); ``p_error``: the
+    chance that a group FILTER is an erroneous comparison under ``!`` (:func:`error_filter`); ``p_leaf``: the
+    chance that a group above depth 0 is a leaf all the same.
     """
-    if depth <= 0 or ch.boolean(0.3):
-        body, vs = _leaf(ch, preds)
+    rec = dict(focus=focus, boost=boost, p_twin=p_twin, p_error=p_error, p_leaf=p_leaf)
+    if depth <= 0 or ch.boolean(p_leaf):
+        body, vs = _leaf(ch, preds, p_twin)
         if vs and ch.boolean(0.06):
-            proj = sorted(v for v in vs if ch.boolean(0.7)) or sorted(vs)[:1]
+            proj = [v for v in sorted(vs) if ch.boolean(0.7)] or sorted(vs)[:1]
             mod = ch.choice(["", "", "DISTINCT ", "REDUCED "])
             filt = f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)})" if ch.boolean(0.3) else ""
             body = f"{{ SELECT {mod}{' '.join(proj)} WHERE {{ {body}{filt} }} }}"
             vs = set(proj)
     else:
-        op = ch.choice(EPSPARQL_OPS + tuple(focus) * 3)
-        left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, focus)
-        right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, focus)
+        op = ch.choice(EPSPARQL_OPS + tuple(focus) * 3 + tuple(boost) * 3)
+        left, lv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, **rec)
+        right, rv = gen_epsparql_pattern(ch, depth - 1, preds, p_filter, tick_seconds, **rec)
         vs = lv | rv
-        p_op = 0.6 if op in focus else 0.3
+        p_op = (0.85 if op == "OPTIONALSEQ" else 0.6) if op in focus else 0.3
         if op in ("OPTIONAL", "EQUALSOPTIONAL") and ch.boolean(p_op):
             right = "{ " + right + f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)}) }}"
         if op == "OPTIONALSEQ" and ch.boolean(p_op):
-            left = "{ " + left + f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)}) }}"
+            # in focus (srj_filter_interval=mandatory), most of them on the row's interval only: the interval the
+            # blocking test sees is what the switch changes (mutant srj-mandatory-ignored, #epsparql-A7)
+            f = (_interval_filter(ch) if op in focus and ch.boolean(0.7)
+                 else _epsparql_filter(ch, sorted(vs), tick_seconds))
+            left = "{ " + left + f" FILTER ({f}) }}"
         body = f"{left} {right}" if op == "JOIN" else f"{left} {op} {right}"
-    if ch.boolean(p_filter):
+    if p_error and ch.boolean(p_error):
+        body += f" FILTER ({error_filter(ch, sorted(vs))})"
+    elif ch.boolean(p_filter):
         body += f" FILTER ({_epsparql_filter(ch, sorted(vs), tick_seconds)})"
     return "{ " + body + " }", vs
 
 
 def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 0.15,
                        p_filter: float = 0.25, types: bool = False, tick_seconds: int = 86400,
-                       window: Optional[int] = None, focus: Sequence[str] = ()) -> str:
+                       window: Optional[int] = None, focus: Sequence[str] = (), boost: Sequence[str] = (),
+                       p_twin: float = 0.0, p_error: float = 0.0, window_le: bool = False,
+                       p_leaf: float = 0.3) -> str:
     """A random EP-SPARQL query file (text): a SELECT over 3 subjects, 3 predicates and small integer
     objects, with operators nested to depth ``1..max_depth``; with probability ``p_construct`` first a
     CONSTRUCT rule deriving ``?s :d ?v`` (from a pattern over the stream predicates) whose triples the
@@ -201,20 +277,24 @@ def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 
     (cases with background knowledge, :func:`gen_epsparql_background`) triple patterns may also be ``?s a
     ?x|:C0..:C2`` (``rdf:type``), so that domain/range/subclass entailments reach the answers.  Time literals in
     FILTERs are written for ``tick_seconds``; with ``window``, the SELECT's pattern is wrapped as ``{ P FILTER
-    (getDURATION() < window) }``; ``focus``: operators drawn more often (:func:`gen_epsparql_pattern`).  The text
+    (getDURATION() < window) }`` (``<=`` with ``window_le``); ``focus``, ``boost``: operators drawn more often, ``p_twin``, ``p_error``: twin
+    triple patterns and erroneous FILTERs, ``p_leaf``: the chance of a leaf above depth 0
+    (:func:`gen_epsparql_pattern`).  The text
     may still be refused (e.g. a SELECT without variables); callers redraw."""
     parts = [_EPSPARQL_PREFIX]
     base: tuple[str, ...] = tuple(EPSPARQL_PREDICATES) + ((EPSPARQL_TYPE,) if types else ())
     preds: Sequence[str] = base
     if ch.boolean(p_construct):
-        where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), base, p_filter, tick_seconds, focus)
+        where, vs = gen_epsparql_pattern(ch, ch.integer(0, max_depth - 1), base, p_filter, tick_seconds, focus,
+                                         boost, p_twin, p_error, p_leaf)
         subj = "?s" if "?s" in vs else ":" + ch.choice(EPSPARQL_SUBJECTS)
         obj = ch.choice(sorted(vs)) if vs else str(ch.choice(EPSPARQL_VALUES))
         parts.append(f"CONSTRUCT {{ {subj} :{EPSPARQL_DERIVED} {obj} }} WHERE {where}\n")
         preds = base + (EPSPARQL_DERIVED,)
-    where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter, tick_seconds, focus)
+    where, vs = gen_epsparql_pattern(ch, ch.integer(1, max_depth), preds, p_filter, tick_seconds, focus, boost,
+                                     p_twin, p_error, p_leaf)
     if window is not None:
-        where = f"{{ {where} FILTER (getDURATION() < {window}) }}"
+        where = f"{{ {where} FILTER (getDURATION() {'<=' if window_le else '<'} {window}) }}"
     if not vs or ch.boolean(0.4):
         head = "*"
     else:
@@ -235,28 +315,71 @@ def gen_epsparql_query(ch: Chooser, *, max_depth: int = 3, p_construct: float = 
 def focus_operators(options: Any) -> tuple[str, ...]:
     """The operators whose answers the non-default switch values of ``options`` change (A6-A8 of
     docs/semantics/epsparql.md): ``OPTIONALSEQ`` for ``srj_filter_interval=mandatory``, ``OPTIONAL`` and
-    ``EQUALSOPTIONAL`` for ``lj_filter_interval=hull``, ``optional_end=strict`` and ``optional_filter=group``."""
+    ``EQUALSOPTIONAL`` for ``lj_filter_interval=hull`` and ``optional_filter=group`` (their optional operands carry
+    FILTERs more often, :func:`gen_epsparql_pattern`).  ``optional_end=strict`` is not here: it needs ties, not
+    FILTERs (:func:`steering` boosts ``OPTIONAL`` for it)."""
     out: list[str] = []
     if options.srj_filter_interval != "combined":
         out.append("OPTIONALSEQ")
     if options.lj_filter_interval != "mandatory" or options.optional_filter != "operand":
         out += ["OPTIONAL", "EQUALSOPTIONAL"]
-    if options.optional_end != "le":
-        out.append("OPTIONAL")
     return tuple(dict.fromkeys(out))
+
+
+#: Operators drawn more often on streams with ties (:func:`steering`): their answers turn on equal timestamps or
+#: equal ends (docs/semantics/epsparql.md#epsparql-3.3: SEQ's and OPTIONALSEQ's strict ``<``, EQUALS's equal starts
+#: and ends, #epsparql-A4, #epsparql-A5, #epsparql-A6).
+TIE_OPERATORS: tuple[str, ...] = ("EQUALS", "OPTIONALSEQ", "EQUALSOPTIONAL", "SEQ", "OPTIONAL")
+
+
+def steering(options: Any, ties: bool) -> dict[str, Any]:
+    """Keywords of :func:`gen_epsparql_query` for a case with switches ``options`` (docs/semantics/epsparql.md#epsparql-8):
+    ``focus`` (:func:`focus_operators`); on a stream with ``ties`` the :data:`TIE_OPERATORS` boosted (``OPTIONAL``
+    twice under ``optional_end=strict``, whose answers differ only when a partner ends with the mandatory row, A6;
+    ``OPTIONALSEQ`` four times under ``srj_filter_interval=mandatory``, A7),
+    operators nested at most two deep, fewer leaves at the top and fewer FILTERs (so that partners meet: a deep pattern with many FILTERs
+    rarely has rows on six occurrences); twin triple patterns (:func:`_twin_leaf`) in half the leaves under
+    ``bgp_mode=per_triple`` (one in 12 otherwise, so the default reading is checked on them too); erroneous FILTERs
+    under ``!`` (:func:`error_filter`) in 40% of the groups under ``filter_errors=error_is_false`` (3% otherwise:
+    under three-valued logic such a FILTER often drops every row)."""
+    kw: dict[str, Any] = {"focus": focus_operators(options), "boost": (),
+                          "p_twin": 0.5 if options.bgp_mode == "per_triple" else 0.08,
+                          "p_error": 0.4 if options.filter_errors == "error_is_false" else 0.03}
+    if ties:
+        kw.update(boost=TIE_OPERATORS + (("OPTIONAL",) if options.optional_end == "strict" else ())
+                  + (("OPTIONALSEQ",) * 3 if options.srj_filter_interval == "mandatory" else ()),
+                  max_depth=2, p_filter=0.15, p_leaf=0.15)
+    return kw
+
+
+def needs_ties(options: Any) -> bool:
+    """Whether the case's stream is drawn with ``ties`` (:func:`gen_epsparql_stream`) for its switches ``options``:
+    ``optional_end=strict`` (answers change only when a partner ends with the mandatory row, A6),
+    ``bgp_mode=per_triple`` (only when one triple occurs at two times, A3) and ``srj_filter_interval=mandatory``
+    (only when an OPTIONALSEQ partner follows closely enough that the interval matters, A7: the crowded times)."""
+    return (options.optional_end == "strict" or options.bgp_mode == "per_triple"
+            or options.srj_filter_interval == "mandatory")
 
 
 def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
                         durations: Sequence[int] = (0, 0, 0, 0, 1, 2), types: bool = False,
-                        other_values: bool = False) -> list[Any]:
+                        other_values: bool = False, ties: bool = False) -> list[Any]:
     """A random triple stream: ``length`` occurrences ``:s :p v`` (``v`` mostly an integer 0..2, sometimes a
     subject IRI; with ``other_values`` (Spark cases) also a decimal, a negative integer or a string), start in
     ``0..max_time``, end = start + a duration from ``durations`` (mostly points),
     ordered by end (stable); duplicates (same triple, same interval) are one occurrence (docs/semantics/epsparql.md#epsparql-A19), so the
     stream may be shorter than ``length``. With ``types`` about one occurrence in five is ``:s rdf:type :Ck``
-    instead (classes :data:`EPSPARQL_CLASSES`)."""
+    instead (classes :data:`EPSPARQL_CLASSES`).
+
+    With ``ties``, times are crowded into ``0..3``, a third of the occurrences are intervals, subjects are ``:a``
+    or ``:b``, and from the second occurrence on each one is, with probability 1/2, planted on an earlier one
+    (docs/semantics/epsparql.md#epsparql-A4, #epsparql-A5, #epsparql-A6, #epsparql-A3): a *partner* (same subject, same
+    end, the same start or another one: equal timestamps for SEQ/OPTIONAL/OPTIONALSEQ, equal ends with different
+    starts for EQUALS) or a *repeat* (the same triple at another time: one triple matched by two patterns)."""
     from ceplab.semantics.epsparql.streams import read_line_stream
 
+    if ties:
+        return _tie_stream(ch, length, types, other_values)
     occ = []
     for i in range(length):
         s = ch.choice(EPSPARQL_SUBJECTS)
@@ -275,6 +398,39 @@ def gen_epsparql_stream(ch: Chooser, length: int, max_time: int = 8,
         occ.append((e, i, f"<http://example.org/{s}> {p} {o} {t} {e} ."))
     occ.sort(key=lambda x: (x[0], x[1]))
     return read_line_stream("".join(x[2] + "\n" for x in occ), "<generated>")
+
+
+def _tie_stream(ch: Chooser, length: int, types: bool, other_values: bool) -> list[Any]:
+    """:func:`gen_epsparql_stream` with ``ties``."""
+    from ceplab.semantics.epsparql.streams import read_line_stream
+
+    occ: list[tuple[int, int, str, str, str, int]] = []     # (end, i, s, p, o, start)
+    for i in range(length):
+        plant = ch.integer(0, 3) if occ else 3
+        if plant <= 1:                                       # partner: same subject, same end
+            e0, _i, s, p0, _o, t0 = ch.choice(occ)
+            p = f"<http://example.org/{ch.choice(EPSPARQL_PREDICATES)}>"
+            o = str(ch.choice(EPSPARQL_VALUES))
+            e = e0
+            t = t0 if plant == 0 else ch.integer(max(0, e - 2), e)
+        elif plant == 2:                                     # repeat: the same triple at another time
+            _e, _i, s, p, o, _t = ch.choice(occ)
+            t = ch.integer(0, 3)
+            e = t + ch.choice([0, 0, 1])
+        else:
+            s = f"<http://example.org/{ch.choice(EPSPARQL_SUBJECTS[:2])}>"
+            if types and ch.boolean(0.2):
+                p, o = _RDF_TYPE, f"<http://example.org/{ch.choice(EPSPARQL_CLASSES)}>"
+            else:
+                p = f"<http://example.org/{ch.choice(EPSPARQL_PREDICATES)}>"
+                v = ch.choice(EPSPARQL_VALUES)
+                o = (f"<http://example.org/{ch.choice(EPSPARQL_SUBJECTS)}>" if ch.boolean(0.1) else
+                     ch.choice([f"{v}.5", f"-{v}", f'"{v}"']) if other_values and ch.boolean(0.1) else str(v))
+            t = ch.integer(0, 3)
+            e = t + ch.choice([0, 0, 1, 2])
+        occ.append((e, i, s, p, o, t))
+    occ.sort(key=lambda x: (x[0], x[1]))
+    return read_line_stream("".join(f"{s} {p} {o} {t} {e} .\n" for e, _i, s, p, o, t in occ), "<generated>")
 
 
 def gen_epsparql_background(ch: Chooser) -> tuple[list[str], list[str]]:
@@ -355,7 +511,7 @@ def epsparql_options() -> st.SearchStrategy[Any]:
 
 
 def random_epsparql_case(rng: random.Random, length: int, background: bool = False, long: bool = False,
-                         **kw: Any) -> tuple[str, list]:
+                         ties: bool = False, **kw: Any) -> tuple[str, list]:
     """Spark fuzzing entry: ``(query_text, stream)`` drawn by the same generators as
     :func:`epsparql_queries` / :func:`epsparql_streams`, from a seeded ``random.Random``; keywords go to
     :func:`gen_epsparql_query` (e.g. ``tick_seconds``).
@@ -366,11 +522,17 @@ def random_epsparql_case(rng: random.Random, length: int, background: bool = Fal
     them), and query and stream may use ``rdf:type`` with the ontology's classes.  With ``long``, the stream's
     times spread over ``0..length`` and the SELECT's pattern is at most one operator deep, under a
     ``FILTER (getDURATION() < k)`` (``k`` in 1..3, the pattern's "window"), with no variable predicate and no
-    sub-SELECT, so that the oracle stays quick."""
+    sub-SELECT, so that the oracle stays quick.  With ``ties`` (not with ``long``) the stream crowds equal
+    timestamps, equal ends and repeated triples (:func:`gen_epsparql_stream`), and 45% of the queries have a
+    window ``FILTER (getDURATION() < k)`` or ``<= k`` (``k`` in 1..3) over the SELECT's pattern: rows that fit it
+    exactly, on a stream whose times span more than it (the engine's window push-down and store sweep,
+    docs/semantics/epsparql.md#epsparql-4.3, #epsparql-9.2)."""
     ch = RandomChooser(rng)
     max_time = length if long else 8
     if long:
         kw = {**kw, "max_depth": 1, "p_construct": 0.0, "window": ch.integer(1, 3)}
+    elif ties and ch.boolean(0.45):     # a window over the crowded times: pushed-down bounds, exact fits, sweeping
+        kw = {**kw, "window": ch.integer(1, 3), "window_le": ch.boolean(0.5)}
     graph: list[str] = []
     onto: list[str] = []
     if background:
@@ -380,7 +542,8 @@ def random_epsparql_case(rng: random.Random, length: int, background: bool = Fal
         if "?pp" not in text and text.count("SELECT") == 1:
             break
         text = gen_epsparql_query(ch, types=background, **kw)
-    stream = gen_epsparql_stream(ch, length, max_time=max_time, types=background, other_values=True)
+    stream = gen_epsparql_stream(ch, length, max_time=max_time, types=background, other_values=True,
+                                 ties=ties and not long)
     if not background:
         return text, stream
     from ceplab.workbench.langs.epsparql.background import background_comment
