@@ -255,8 +255,9 @@ def parse_nt_term(text: str) -> Node:
     Raises:
         ValueError: ``text`` is not an IRI, blank node or literal in N-Triples form.
     """
-    if not (text.startswith("<") and text.endswith(">") or text.startswith("_:") or text.startswith('"')):
-        raise ValueError(f"not an N-Triples term: {text[:60]!r}")
+    if not isinstance(text, str) or not (text.startswith("<") and text.endswith(">") or text.startswith("_:")
+                                         or text.startswith('"')):
+        raise ValueError(f"not an N-Triples term: {str(text)[:60]!r}")
     with _quiet_rdflib():
         try:
             t = from_n3(text)

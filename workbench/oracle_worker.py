@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import gc
+import logging
 import os
 import pickle
 import resource
@@ -85,7 +86,13 @@ def _serve(rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the forked
         msg = _read_message(rfd, None)
         if msg is None:
             os._exit(0)
-        fn, args, memory_mb = pickle.loads(msg)
+        # unpickling re-creates the caller's objects; what their constructors log (e.g. an ill-typed literal) was
+        # already logged, or deliberately silenced, where the caller built them
+        logging.disable(logging.WARNING)
+        try:
+            fn, args, memory_mb = pickle.loads(msg)
+        finally:
+            logging.disable(logging.NOTSET)
         recycle = False
         if memory_mb is not None:
             cap = vm_bytes() + memory_mb * 2**20

@@ -22,3 +22,37 @@ def test_bad_iri_is_a_stream_error(where):
     with pytest.raises(StreamError, match="not an IRI") as e:
         stream_from_json([json.loads(json.dumps(ev))], "s.jsonl")
     assert (e.value.file, e.value.line) == ("s.jsonl", 1)
+
+
+def test_a_term_that_is_not_a_string_is_a_stream_error():
+    """``ceplab fuzz spaseq --malformed`` (seed 2, 6 of 10,000 mutants): a token inserted into a JSON Lines triple
+    made one of its terms a JSON number, and the N-Triples term parser raised AttributeError (a traceback)."""
+    ev = {"stream": "http://example.org/s", "time": 1,
+          "triples": [["<http://example.org/a>", "<http://example.org/p>", 1, '"1"']]}
+    with pytest.raises(StreamError, match="not an N-Triples term") as e:
+        stream_from_json([ev, ev], "s.jsonl")
+    assert (e.value.file, e.value.line) == ("s.jsonl", 1)
+
+
+def test_the_oracle_worker_does_not_log_what_the_caller_built():
+    """(seed 2, mutant 9,992) a TriG literal whose lexical form rdflib cannot convert (``"7.1.0"^^xsd:decimal``): the
+    reader builds it quietly, but unpickling the stream in the oracle worker rebuilt the literal and rdflib logged a
+    warning with a Python traceback on stderr.  Run in a child process: pytest's own log capture would hide it."""
+    import subprocess
+    import sys
+
+    code = """
+from types import SimpleNamespace
+from rdflib import Literal, XSD
+from ceplab.asp.oracle import Limits
+from ceplab.semantics.rdfstream import _quiet_rdflib
+from ceplab.workbench import oracle_worker as W
+def echo(query, stream, options, limits):
+    return str(query)
+with _quiet_rdflib():
+    bad = Literal("7.1.0", datatype=XSD.decimal)
+print(W.call(SimpleNamespace(oracle=echo), bad, [], None, Limits(time_s=10)))
+"""
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "7.1.0", p.stderr[-2000:]
+    assert "Failed to convert" not in p.stderr and "Traceback" not in p.stderr, p.stderr[-2000:]
