@@ -635,6 +635,10 @@ def _is_duration(e: A.Expr) -> bool:
     return isinstance(e, A.TimeFn) and e.name.upper() == "DURATION"
 
 
+#: Duration bounds from this many ticks on are not pushed into the grounding (:meth:`_Compiler.bound`).
+MAX_PUSHED_BOUND = 2**30
+
+
 def _lo(d: Optional[int], e: Optional[int]) -> Optional[int]:
     """The tighter of two duration bounds (None: no bound)."""
     return e if d is None else d if e is None else min(d, e)
@@ -1065,8 +1069,11 @@ class _Compiler:
 
     # ---- windows (docs/semantics/epsparql.md#epsparql-9.5)
     def bound(self, e: Optional[A.Expr]) -> Optional[int]:
-        """:func:`duration_bound` of a filter expression (None with windows off)."""
-        return duration_bound(e, self.o.tick_seconds) if self.window else None
+        """:func:`duration_bound` of a filter expression (None with windows off, and for a bound of
+        :data:`MAX_PUSHED_BOUND` ticks or more: the bucket arithmetic is clingo's 32-bit integers, and no duration
+        of a stream the oracle accepts comes near it, so such a bound prunes nothing; the filter still decides)."""
+        d = duration_bound(e, self.o.tick_seconds) if self.window else None
+        return d if d is not None and d < MAX_PUSHED_BOUND else None
 
     def within(self, d: Optional[int], ta: str, tw: str) -> list[str]:
         """``[tw-ta<=d]``: the window itself (empty without one)."""

@@ -57,3 +57,19 @@ def test_inline_background_iri_with_a_brace_is_a_parse_error(tmp_path):
     r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--json"])
     assert r.exit_code == 2, (r.exit_code, r.output)
     assert r.output.startswith(f"{q}:1:1: background graph line") and "not an IRI" in r.output, r.output
+
+
+def test_a_huge_duration_bound_prunes_nothing(tmp_path):
+    """``ceplab fuzz epsparql --malformed`` (seed 2, mutant 9,452): ``FILTER (getDURATION() < 10^400)`` was pushed
+    into the grounding as time buckets of that width, computed in clingo's 32-bit integers: the oracle answered no
+    row at all, the engine every row.  Such a bound prunes nothing and is not pushed; the filter still decides."""
+    import json
+
+    q, s = tmp_path / "q.rq", tmp_path / "s.nt"
+    q.write_text("PREFIX : <http://e/>\nSELECT ?y WHERE { { ?s :p ?x } SEQ { ?s :q ?y } FILTER (getDURATION() < 1"
+                 + "0" * 400 + ") }\n", encoding="utf-8")
+    s.write_text("<http://e/a> <http://e/p> <http://e/b> 1 .\n<http://e/a> <http://e/q> <http://e/c> 5 .\n"
+                 "<http://e/a> <http://e/q> <http://e/d> 9 .\n", encoding="utf-8")
+    r = runner.invoke(cli.app, ["compare", "epsparql", str(q), str(s), "--json"])
+    out = json.loads(r.output.strip().splitlines()[-1])
+    assert r.exit_code == 0 and out["oracle_count"] == out["engine_count"] == 2, r.output
