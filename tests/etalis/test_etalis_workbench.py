@@ -222,7 +222,10 @@ def test_random_case_is_a_function_of_the_seed():
     assert a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
     cases = [L.random_case(random.Random(i), 8) for i in range(40)]
     assert len({c[0] for c in cases}) > 30
-    assert all(len(c[1]) == 8 for c in cases)
+    # the requested length, except the switch-steered shapes (their planted events: a few more or fewer) and the
+    # long windowed streams (20-40 events) the campaign draws on purpose (generators.gen_long_window_case)
+    lengths = [len(c[1]) for c in cases]
+    assert sum(n == 8 for n in lengths) >= 30 and all(6 <= n <= 10 or 20 <= n <= 40 for n in lengths), lengths
     for text, stream, options in cases:
         L.evaluator(L.parse(text), options)            # inside the engine's fragment
         assert [e.position for e in stream] == list(range(len(stream)))
