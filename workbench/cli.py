@@ -38,7 +38,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -644,13 +644,8 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
                              engine_kw=_engine_kw(engine_time, engine_memory),
                              max_reproducers=max_reproducers, remote=remote, resume=resume,
                              fail_tasks_every=fail_tasks_every)
-    except (RuntimeError, ValueError) as e:     # Spark could not start; ResumeError
-        typer.echo(f"ceplab: {e}", err=True)
-        raise typer.Exit(2)
-    except KeyboardInterrupt:
-        typer.echo(f"ceplab: interrupted; the finished waves are kept in {out_dir}/<lang>/waves/: run the same "
-                   f"command with --resume to complete the campaign", err=True)
-        raise typer.Exit(130)
+    except (RuntimeError, ValueError, KeyboardInterrupt) as e:
+        _campaign_stopped(e, f"{out_dir}/<lang>/waves/")
     rows = [s.to_json() for s in summaries]
     if not coverage:
         for r in rows:
@@ -682,6 +677,17 @@ def fuzz(lang: str = typer.Argument(..., help="language name or 'all'"),
         raise typer.Exit(1)
 
 
+def _campaign_stopped(e: BaseException, waves: str) -> NoReturn:
+    """Exit for a Spark campaign that did not finish: 2 when Spark could not start or ``--resume`` was refused
+    (``RuntimeError``/``ValueError``), 130 on Ctrl-C (the finished waves are kept in ``waves``)."""
+    if isinstance(e, KeyboardInterrupt):
+        typer.echo(f"ceplab: interrupted; the finished waves are kept in {waves}: run the same command with "
+                   "--resume to complete the campaign", err=True)
+        raise typer.Exit(130)
+    typer.echo(f"ceplab: {e}", err=True)
+    raise typer.Exit(2)
+
+
 def _fuzz_malformed(langs: list[str], cases: int, seed: int, master: str, remote: Optional[str], out_dir: Path,
                     resume: bool, json_out: bool, timeout: float, engine_time: float, engine_memory: int,
                     fault: Optional[str]) -> None:
@@ -697,13 +703,8 @@ def _fuzz_malformed(langs: list[str], cases: int, seed: int, master: str, remote
         summaries = M.campaign(langs, cases=cases, seed=seed, master=master, remote=remote, out=out_dir,
                                time_s=time_s, memory_mb=int(engine_memory) if engine_memory else None,
                                oracle_s=oracle_s, resume=resume, fault=fault)
-    except (RuntimeError, ValueError) as e:     # Spark could not start; ResumeError
-        typer.echo(f"ceplab: {e}", err=True)
-        raise typer.Exit(2)
-    except KeyboardInterrupt:
-        typer.echo(f"ceplab: interrupted; the finished waves are kept in {out_dir}/<lang>/malformed/waves/: run the "
-                   f"same command with --resume to complete the campaign", err=True)
-        raise typer.Exit(130)
+    except (RuntimeError, ValueError, KeyboardInterrupt) as e:
+        _campaign_stopped(e, f"{out_dir}/<lang>/malformed/waves/")
     rows = [s.to_json() for s in summaries]
     if json_out:
         _emit_json({"malformed": True, "seed": seed, "cases": cases, "languages": rows,
