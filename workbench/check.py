@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -42,7 +43,8 @@ class CheckReport:
         problems: emissions of results both sides have that break the emission contract (emitted twice, or
             not where the result is determined: :func:`ceplab.workbench.compare.position_problems`).
         undecided: the reason, when a segment was undecided.
-        engine_seconds, oracle_seconds: wall seconds of the engine run and of the segmented oracle.
+        engine_seconds, oracle_seconds: wall seconds of the engine run and of the segmented oracle (with Spark
+            the two overlap; the oracle's includes the session's start when :func:`check` got a factory).
         where: Spark master / remote, or ``"in process"``.
         cut: per disagreeing segment (at most :data:`MAX_CUTS`): ``{"segment", "first", "stop", "oracle_only",
             "engine_only", "reproduced", "reproducer"}``; ``reproduced`` tells whether the segment alone shows a
@@ -70,9 +72,16 @@ class CheckReport:
 #: disagreeing segments cut out and re-checked (and shrunk) per check
 MAX_CUTS = 3
 
+#: Spark tasks per core of the session for the segments (each task a contiguous range of segments)
+TASKS_PER_CORE = 2
+
 
 class NotLocal(ValueError):
     """The query is not local under these switches (``Language.locality`` gives None)."""
+
+
+class SparkUnavailable(RuntimeError):
+    """The Spark session :func:`check` was to start could not start (its ``RuntimeError``, e.g. no Java)."""
 
 
 def _owner(segs: list[Segment], anchor: int) -> Segment:
@@ -94,7 +103,10 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
         stream, options: the stream (ordered as the language orders streams) and the switches.
         size: owned events per segment.
         limits: the oracle's limits per segment; engine_limits: the engine's (None: no limit).
-        spark: a Spark session to solve the segments on (None: in this process); where: its name for the report.
+        spark: a Spark session to solve the segments on, or a zero-argument callable that starts one (None: in
+            this process).  With Spark the oracle job runs in a background thread while the engine runs here,
+            and a callable is called there, so the session starts while the engine runs.  where: its name for
+            the report.
         out: a folder for the reproducers of disagreeing segments (None: none written).
         shrink_s: shrinking budget per reproducer (seconds).
         fault: an engine fault to inject (:data:`ceplab.workbench.spark.FAULTS`; tests of the check itself).
@@ -105,6 +117,7 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
 
     Raises:
         NotLocal: the query is not local.
+        SparkUnavailable: ``spark`` is a factory and the session did not start.
         EngineLimitExceeded: the engine overran ``engine_limits``.
         InputError: the engine or the oracle refuses the query.
     """
@@ -118,15 +131,28 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
                        f"stream cannot be checked segment by segment")
     events = list(stream)
     segs = plan(coordinates(lang, stream, loc), loc, size)
-    note(f"engine over {len(events):,} events")
-    emissions, engine_s, _path = run_engine(lang, query, stream, options, engine_limits)
-    engine = frozenset(r for r, _ in emissions)
-    note(f"oracle on {len(segs)} segment(s)")
     t0 = time.perf_counter()
     if spark is None:
+        note(f"engine over {len(events):,} events")
+        emissions, engine_s, _path = run_engine(lang, query, stream, options, engine_limits)
+        note(f"oracle on {len(segs)} segment(s)")
+        t0 = time.perf_counter()
         solved = [solve_segment(lang, query, stream, options, limits, loc, s) for s in segs]
     else:
-        solved = solve_on_spark(spark, lang, query_text, stream, options, limits, loc, segs)
+        # the Spark job (and, given a factory, the session's start) runs while the engine runs here
+        note(f"engine over {len(events):,} events; oracle on {len(segs)} segment(s) on Spark")
+        pool, started = ThreadPoolExecutor(max_workers=1), []
+        fut = pool.submit(_solve_on_spark_started, spark, started, lang, query_text, stream, options, limits, loc, segs)
+        try:
+            emissions, engine_s, _path = run_engine(lang, query, stream, options, engine_limits)
+            note(f"oracle on {len(segs)} segment(s) on Spark")
+            solved = fut.result()
+        except BaseException:
+            _cancel(fut, started)
+            raise
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+    engine = frozenset(r for r, _ in emissions)
     oracle_s = time.perf_counter() - t0
     rows = [row for _, _, row in solved]
     why = next((w for _, w, _ in solved if w is not None), None)
@@ -152,20 +178,11 @@ def _misplaced(lang: Any, query: Any, stream: Any, options: Any, limits: Any, em
                results: frozenset) -> dict[Any, list[str]]:
     """The results both sides have that the engine emitted more than once or at the wrong position (the
     emission contract of :func:`ceplab.workbench.compare.position_problems`), with the problems."""
-    from ceplab.workbench.compare import expected_positions, is_deferred, position_problems
+    from ceplab.workbench.compare import expected_positions, is_deferred, position_problems_by_result
 
     expected = expected_positions(lang, query, stream, options, limits, results)
-    deferred = is_deferred(lang, query, options)
-    by: dict[Any, list] = {}
-    for r, p in emissions:
-        if r in results:
-            by.setdefault(r, []).append((r, p))
-    out = {}
-    for r, em in by.items():
-        ps = position_problems(lang, em, deferred, expected)
-        if ps:
-            out[r] = ps
-    return out
+    return position_problems_by_result(lang, [e for e in emissions if e[0] in results],
+                                       is_deferred(lang, query, options), expected)
 
 
 def _cut(lang: Any, query_text: str, stream: Any, options: Any, limits: Any, engine_limits: Any, loc: Locality,
@@ -221,6 +238,45 @@ def _limits_kw(limits: Any) -> dict:
 
 
 # ----------------------------------------------------------------------------- Spark
+#: tag of the Spark job group of a check's oracle job (cancelled on Ctrl-C)
+_JOB_GROUP = "ceplab-check"
+
+
+def _solve_on_spark_started(spark: Any, started: list, *args: Any) -> list:
+    """:func:`solve_on_spark`, starting the session first when ``spark`` is a factory; the session goes into
+    ``started`` (for :func:`_cancel`)."""
+    if callable(spark) and not hasattr(spark, "createDataFrame"):
+        try:
+            spark = spark()
+        except RuntimeError as e:
+            raise SparkUnavailable(str(e)) from None
+    started.append(spark)
+    return solve_on_spark(spark, *args)
+
+
+def _cancel(fut: Future, started: list) -> None:
+    """Cancel the check's Spark job (Ctrl-C or an engine error while it runs)."""
+    if fut.done():
+        return
+    for spark in started:
+        try:
+            sc = _spark_context(spark)
+            if sc is not None:
+                sc.cancelJobGroup(_JOB_GROUP)
+            else:
+                spark.interruptAll()
+        except Exception:  # noqa: BLE001 - cancelling anyway
+            pass
+
+
+def _spark_context(spark: Any) -> Any:
+    """The session's SparkContext, None on Spark Connect (which has none)."""
+    try:
+        return spark.sparkContext
+    except Exception:  # noqa: BLE001 - Connect raises on the attribute
+        return None
+
+
 def solve_on_spark(spark: Any, lang: Any, query_text: str, stream: Any, options: Any, limits: Any, loc: Locality,
                    segs: list[Segment]) -> list[tuple[frozenset | None, str | None, dict]]:
     """Solve the segments on Spark executors: a DataFrame with one row per segment (its index, owned range and
@@ -231,8 +287,14 @@ def solve_on_spark(spark: Any, lang: Any, query_text: str, stream: Any, options:
 
     events = lang.stream_to_json(stream)
     rows = [(s.index, s.lo, s.hi, s.first, s.stop, json.dumps(events[s.first:s.stop])) for s in segs]
+    from ceplab.workbench.spark import _parallelism
+
+    sc = _spark_context(spark)
+    if sc is not None:
+        sc.setJobGroup(_JOB_GROUP, f"ceplab check {lang.name}: {len(segs)} segment(s)")
     df = spark.createDataFrame(rows, schema="index long, lo long, hi long, first long, stop long, events string")
-    df = df.repartition(max(1, min(len(segs), 64)), "index")
+    # a few tasks per core, each a contiguous range of segments: few task start-ups, balanced load
+    df = df.repartitionByRange(max(1, min(len(segs), TASKS_PER_CORE * _parallelism(spark))), "index")
     job = _SegmentJob(lang.name, query_text, json.dumps(options_to_json(options)), _limits_kw(limits),
                       limits.memory_mb)
     got = {int(r["index"]): r for r in df.mapInPandas(job, schema="index long, results string, undecided string, "
@@ -289,4 +351,4 @@ class _SegmentJob:
             yield pd.DataFrame(out, columns=["index", "results", "undecided", "row"])
 
 
-__all__ = ["CheckReport", "MAX_CUTS", "NotLocal", "check", "solve_on_spark"]
+__all__ = ["CheckReport", "MAX_CUTS", "NotLocal", "SparkUnavailable", "TASKS_PER_CORE", "check", "solve_on_spark"]

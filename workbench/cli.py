@@ -483,7 +483,7 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
     """Check the incremental engine over one long stream against the oracle solved segment by segment
     (:mod:`ceplab.workbench.check`): exit 0 agree, 1 disagree, 2 bad input or a query that is not local,
     3 undecided, 5 engine limit."""
-    from ceplab.workbench.check import NotLocal, check as do_check
+    from ceplab.workbench.check import NotLocal, SparkUnavailable, check as do_check
     from ceplab.workbench.limits import EngineLimitExceeded, EngineLimits
 
     L = _lang(lang)
@@ -504,10 +504,8 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
         if master is not None or remote is not None:
             from ceplab.workbench.spark import spark_session
 
-            try:
-                spark = spark_session(master or "local[*]", "ceplab-check", remote=remote)
-            except RuntimeError as e:
-                raise _bad_input(f"ceplab: {e}")
+            def spark() -> Any:   # started by the check in the background, while the engine runs
+                return spark_session(master or "local[*]", "ceplab-check", remote=remote)
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -520,6 +518,8 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
                            note=lambda m: prog.update(task, description=f"check: {m}"))
     except NotLocal as e:
         raise _bad_input(f"ceplab: {query}: {e}; use `ceplab compare` on shorter streams")
+    except SparkUnavailable as e:
+        raise _bad_input(f"ceplab: {e}")
     except EngineLimitExceeded as e:
         out.print(f"engine limit: {e.reason}", markup=False)
         raise typer.Exit(5)

@@ -369,13 +369,20 @@ def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], de
     ``expected`` (from the language's ``result_positions``) overrides ``result_end``:
     result -> position, ``None`` for ``close()``, a set of acceptable positions, or ``...`` (any).
     """
+    return [p for ps in position_problems_by_result(lang, emissions, deferred, expected).values() for p in ps]
+
+
+def position_problems_by_result(lang: Any, emissions: Sequence[tuple[Any, int | None]], deferred: bool,
+                                expected: Mapping[Any, Any] | None = None) -> dict[Any, list[str]]:
+    """:func:`position_problems` grouped by result: result -> its problems (results without one left out)."""
     tj = lang.result_to_json
     seen: dict[Any, list[int | None]] = {}
     for r, p in emissions:
         seen.setdefault(r, []).append(p)
-    problems = []
+    out: dict[Any, list[str]] = {}
     for r, ps in seen.items():
-        name = _describe(tj, r)
+        problems = out[r] = []
+        name = _Name(tj, r)      # formatted only into a problem (naming every result of a long stream is slow)
         if len(ps) > 1:
             problems.append(f"result {name} emitted {len(ps)} times ("
                             + ", ".join(_where(p) for p in ps) + ")")
@@ -411,7 +418,22 @@ def position_problems(lang: Any, emissions: Sequence[tuple[Any, int | None]], de
                 else:
                     problems.append(f"result {name} emitted late at position {p}, expected at "
                                     f"position {expected_p} (its last event)")
-    return problems
+    return {r: ps for r, ps in out.items() if ps}
+
+
+class _Name:
+    """A result's name, formatted on first use (``f"{name}"``)."""
+
+    __slots__ = ("_tj", "_r")
+
+    def __init__(self, tj: Callable[[Any], Any], r: Any) -> None:
+        self._tj, self._r = tj, r
+
+    def __format__(self, spec: str) -> str:
+        return format(_describe(self._tj, self._r), spec)
+
+    def __str__(self) -> str:
+        return _describe(self._tj, self._r)
 
 
 def expected_positions(lang: Any, query: Any, stream: Any, options: Any, limits: Any,

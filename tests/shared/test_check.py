@@ -68,3 +68,21 @@ def test_spark_dataframe_path_equals_in_process(tmp_path):
     assert spark["verdict"] == local["verdict"] == "agree"
     assert spark["oracle_count"] == local["oracle_count"] == local["engine_count"] > 0
     assert spark["segments"] == local["segments"] >= 5 and spark["where"] == "local[2]"
+
+
+def test_spark_factory_runs_beside_the_engine_and_finds_a_fault():
+    """With a session factory the session starts and the oracle job runs in the background while the engine
+    runs; an engine fault is still found, and a session that cannot start is SparkUnavailable, not a hang."""
+    from ceplab.workbench.check import SparkUnavailable
+    from ceplab.workbench.spark import spark_session
+
+    L, q, text, stream, options = _case("cel", n=300, w=20)
+    rep = check(L, q, text, stream, options, size=50, limits=default_limits(),
+                spark=lambda: spark_session("local[2]", "ceplab-test-check"), fault="drop")
+    assert rep.verdict == "disagree" and len(rep.oracle_only) == 1 and len(rep.segments) >= 5
+
+    def broken():
+        raise RuntimeError("no Java here")
+
+    with pytest.raises(SparkUnavailable, match="no Java here"):
+        check(L, q, text, stream, options, size=50, limits=default_limits(), spark=broken)
