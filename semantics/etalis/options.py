@@ -81,3 +81,14 @@ class Options:
         if self.policy != "unrestricted" and self.not_reading != "per_witness":
             raise ValueError("Options.not_reading='literal' is a reading of Figure 2; the consumption policies "
                              "are defined on Algorithm 3.4, which is per witness (docs/semantics/etalis.md#etalis-A7, #etalis-A8)")
+
+
+#: Named sets of switch values (``ceplab run etalis ... --profile NAME``): each maps an :class:`Options` field to
+#: the value that selects one reading for all of them at once; ``--set`` given beside a profile wins.
+#:
+#: ``etalis-implementation``: what the real ETALIS (github.com/sspider/etalis, ``etalis/src``) does where it departs
+#: from the paper's definitions (docs/semantics/etalis.md#etalis-A10: its default consumption policy ``recent`` is
+#: ceplab's ``recent_lifo``).
+PROFILES: dict[str, dict[str, object]] = {
+    "etalis-implementation": {"policy": "recent_lifo"},
+}
