@@ -47,11 +47,12 @@ from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_strin
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import pattern_vars
-from ceplab.semantics.etalis.binarize import Node, binarize
-from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.binarize import Node, binarize, check_aggregates
+from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 from ceplab.semantics.etalis.streams import StreamEvent
 
 LP_FILE = Path(__file__).with_name("etalis.lp")
+
 
 Result = tuple[str, int, int]
 
@@ -183,6 +184,8 @@ class _Compiler:
                 raise UnsupportedError(f"oracle: unknown operator {op}")
         elif isinstance(p, A.Not):
             self.not_node(nd, vs, q)
+        elif isinstance(p, A.Aggregate):
+            self.aggregate_node(nd, vs, q)
         else:
             raise TypeError(p)
 
@@ -197,6 +200,39 @@ class _Compiler:
             self.buckets.add(c.id)
             self.emit(f"hb({c.id},{V},B,S,E) :- h({c.id},{V},S,E), B=S/{q + 1}.")
         return f"hb({c.id},{V},{b},{s},{e})"
+
+    def aggregate_node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
+        """``start seq aggregate(F, item, R)`` (docs/semantics/etalis.md#etalis-4.4) with clingo's own aggregates:
+        ``agg(N,VL,S1,E1,I,S2,E2,W)`` pairs a start instance with every later item instance ``I`` (value ``W``,
+        joined on the shared variables), and each pair yields ``<S1,E2>`` with ``R`` = ``F`` over the items of that
+        start ending before ``E2``, and ``I`` itself (the empty aggregate at the start; the template is in
+        ``asp/etalis.lp``)."""
+        n, p = nd.id, nd.pattern
+        assert isinstance(p, A.Aggregate)
+        lc, ic = nd.children
+        VL = self.tup(lc.names, vs)
+        I = self.tup(ic.names, vs)
+        # the aggregated value: an integer (sum/min/max range over the items with an integer value; "X+0" is
+        # undefined on anything else, which drops the pair); count counts every item instance (weight 1)
+        if p.arg is None:
+            W = "W=1"
+        else:
+            W = f"W={vs(p.arg.name)}+0"
+        fit = f", E2-S1<={q}" if q is not None else ""
+        self.emit(f"agg({n},{VL},S1,E1,{I},S2,E2,W) :- h({lc.id},{VL},S1,E1), h({ic.id},{I},S2,E2), E1<S2, {W}{fit}.")
+        # the result tuple: the start's variables and R, in the node's (sorted) order
+        out = [("R" if x == p.result.name else vs(x)) for x in nd.names]
+        V = tuple_text(out)
+        init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
+        empty = {"count": 0, "sum": 0}.get(p.func, init)
+        if empty is not None:      # the aggregation starts: the empty aggregate on the start's interval
+            self.emit(f"h({n},{V},S1,E1) :- h({lc.id},{VL},S1,E1), R={empty}.")
+        fn = {"count": "#count", "sum": "#sum", "min": "#min", "max": "#max"}[p.func]
+        elem = "AW,AI,AS,AE" if p.func != "count" else "AI,AS,AE"
+        me = "W,I,S2,E2" if p.func != "count" else "I,S2,E2"
+        extra = f"; {init},init" if init is not None and p.func in ("min", "max") else ""
+        self.emit(f"h({n},{V},S1,E2) :- agg({n},{VL},S1,E1,I,S2,E2,W), "
+                  f"R={fn}{{ {elem} : agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2 ; {me}{extra} }}.")
 
     def not_node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
         n, p = nd.id, nd.pattern
@@ -244,6 +280,7 @@ def compile_program(program: A.Program, options: Options = Options(), *, _pushdo
     Raises:
         UnsupportedError: a construct the oracle does not encode.
     """
+    check_aggregates(program, options)
     return _Compiler(program, options, _pushdown).compile()
 
 
@@ -309,6 +346,7 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options =
         UnsupportedError: the program or stream uses a construct the oracle cannot encode.
         ModelError: the program has no answer set or several (the rules with negation are named).
     """
+    check_aggregates(program, options)
     if options.policy != "unrestricted":
         return etalis_policy.oracle(program, events, options, limits, include_input=include_input,
                                     tie_positions=tie_positions)

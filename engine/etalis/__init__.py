@@ -10,6 +10,7 @@ Results are ``(atom_text, start, end)``, each emitted exactly once.  Only the UN
 from __future__ import annotations
 
 from ceplab.semantics.etalis import ast as A
+from ceplab.semantics.etalis.binarize import check_aggregates
 from ceplab.semantics.etalis.options import Options
 
 from ceplab.engine.etalis.evaluate import Evaluator, UnsupportedError
@@ -29,9 +30,10 @@ def evaluator(program: A.Program, options: Options = Options()):
 
     Raises:
         UnsupportedError: floats or ``/``, or a construct the front end rejects (arithmetic in event patterns, A6
-            negation clashes).
+            negation clashes, aggregates under a consumption policy or a contained DURING).
         ModelError: (from ``close()``) the program has no unique answer set on the stream, as the oracle reports.
     """
+    check_aggregates(program, options)     # the switch values aggregates have no meaning under (both sides)
     if options.policy != "unrestricted":
         from ceplab.engine.etalis.policy import PolicyEvaluator
 

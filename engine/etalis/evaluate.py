@@ -82,7 +82,7 @@ from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize
-from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 
 __all__ = ["Evaluator", "ModelError", "UnsupportedError", "blocking_key", "check_integer_program",
            "late_analysis", "order_key", "static_model"]
@@ -333,7 +333,8 @@ def link(parent: Any, kids: list[tuple[Any, str]]) -> None:
 class _Node:
     """One binarized sub-pattern (goal store of its parent's join)."""
     __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
-                 "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey", "literal", "pending")
+                 "seen", "key_idx", "build", "never_blocks", "count", "swept", "gq", "nkey", "literal", "pending",
+                 "agg")
 
     def __init__(self, bn: Node, q: Optional[int]) -> None:
         self.id = bn.id
@@ -357,6 +358,7 @@ class _Node:
         self.swept = None
         self.literal = False            # NOT node read literally (not_reading="literal")
         self.pending: dict[tuple, bool] = {}   # literal NOT: (vals, s, e) at the clock -> some gap blocked
+        self.agg: tuple = ()            # aggregate node: (function, index of the value in the item's tuple, initial)
 
 
 def late_analysis(nodes: list, roots: list) -> tuple[frozenset, tuple, frozenset]:
@@ -527,6 +529,19 @@ class Evaluator:
             local = pattern_vars(p.negated) - set(n.names)
             n.never_blocks = bool(local) and self.o.not_local_vars == "free"
             n.literal = self.o.not_reading == "literal"
+        elif isinstance(p, A.Aggregate):
+            # the start child keeps one record per start instance in its store (swept by the GC as instances are):
+            # [values, s1, e1, time of the pending items, aggregate before that time, aggregate of the pending items]
+            sc = self._build(bn.children[0])
+            ic = self._build(bn.children[1])
+            self._link(n, [(sc, "a"), (ic, "i")])
+            shared = sorted(set(sc.names) & set(ic.names))
+            for c in (sc, ic):
+                c.key_idx = tuple(c.names.index(x) for x in shared)
+            n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
+            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
+            n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
+                     0 if p.func in ("count", "sum") else init)
         else:
             raise TypeError(p)
         return n
@@ -828,6 +843,8 @@ class Evaluator:
             self._add(p, tuple(vals[i] for i in idx), s, e)
         elif k == "Not":
             self._not(p, n, f)
+        elif k == "Aggregate":
+            self._aggregate(p, n, f)
         else:
             self._join(p, n, f)
 
@@ -880,6 +897,41 @@ class Evaluator:
             lv, rv = lf[0], rf[0]
             self._add(p, tuple(lv[i] if side == 0 else rv[i] for side, i in build), res[0], res[1])
 
+    def _aggregate(self, p: _Node, n: _Node, f: tuple) -> None:
+        """``start seq aggregate(F, item, R)`` (docs/semantics/etalis.md#etalis-4.4): a start instance opens a record
+        and yields the empty aggregate (if defined); an item instance ``<s2,e2>`` (``e2`` is the clock) updates every
+        record of its join key with ``e1 < s2`` and yields ``F`` over that record's items ending before ``e2`` and
+        itself.  Items at the clock are folded into the record's aggregate when the clock has moved on, so tied
+        items never see each other, as in the oracle."""
+        vals, s, e = f
+        func, vi, init = p.agg
+        if n.side == "a":
+            n.store[tuple(vals[i] for i in n.key_idx)].append([vals, s, e, None, init, None])
+            if init is not None:
+                self._add(p, tuple(A.Num(init) if i < 0 else vals[i] for i in p.build), s, e)
+            return
+        sc = p.children[0]
+        recs = sc.store.get(tuple(vals[i] for i in n.key_idx))
+        if not recs:
+            return
+        if vi is None:
+            x = 1
+        else:
+            v = vals[vi]
+            if not (isinstance(v, A.Num) and isinstance(v.value, int)):
+                return                   # sum/min/max range over the items with an integer value
+            x = v.value
+        for rec in recs:
+            if not rec[2] < s:
+                continue
+            if rec[3] != e:              # the record's pending items ended before e: fold them in
+                rec[4] = _fold(func, rec[4], rec[5])
+                rec[3], rec[5] = e, None
+            rec[5] = _fold(func, rec[5], x)
+            value = _fold(func, rec[4], x)
+            sv = rec[0]
+            self._add(p, tuple(A.Num(value) if i < 0 else sv[i] for i in p.build), rec[1], e)
+
     def _not(self, p: _Node, n: _Node, f: tuple) -> None:
         """not(p1).[p2,p3], per-witness (A7, Algorithm 3.4 with A8): a gap p2<s,e2>, p3<s3,e> with e2 < s3 and
         no stored p1 with e2 < start and end < s3 (joined on shared variables, locals existential, A6).
@@ -915,6 +967,17 @@ class Evaluator:
             if blocked:
                 continue
             self._add(p, vals, sf[1], ef[2])
+
+
+def _fold(func: str, acc: Optional[int], x: Optional[int]) -> Optional[int]:
+    """The aggregate ``func`` of two partial aggregates (None: of no item)."""
+    if acc is None:
+        return x
+    if x is None:
+        return acc
+    if func in ("count", "sum"):
+        return acc + x
+    return min(acc, x) if func == "min" else max(acc, x)
 
 
 def _ground_int_terms(t: A.Term) -> bool:

@@ -113,6 +113,10 @@ def _pattern_var_occurrences(p: A.Pattern) -> Iterator[A.Var]:
                 yield from A.term_vars(a)
         elif isinstance(n, A.Where):
             yield from A.cond_vars(n.cond)
+        elif isinstance(n, A.Aggregate):
+            if n.arg is not None:
+                yield n.arg
+            yield n.result
 
 
 def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
@@ -129,6 +133,8 @@ def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
     if isinstance(p, A.Not):
         _bound(p.negated, Counter(), file)  # checks inside; binds nothing outside (A6)
         return _bound(p.start, rule_counts, file) | _bound(p.end, rule_counts, file)
+    if isinstance(p, A.Aggregate):
+        return _aggregate_bound(p, rule_counts, file)
     if isinstance(p, A.Binary):
         lb = _bound(p.left, rule_counts, file)
         rb = _bound(p.right, rule_counts, file)
@@ -144,6 +150,30 @@ def _bound(p: A.Pattern, rule_counts: Counter, file) -> set[str]:
                            file, occ.pos if occ is not None and occ.pos else p.pos)
         return lb & rb
     raise TypeError(p)
+
+
+def _aggregate_bound(p: A.Aggregate, rule_counts: Counter, file) -> set[str]:
+    """Variables bound by ``start seq aggregate(F, item, R)``: those of ``start`` and ``R``
+    (docs/semantics/etalis.md#etalis-4.4).  Checks that ``R`` is new, that the aggregated variable is bound by the
+    item, and that the item's own variables (not shared with ``start``) are used nowhere else in the rule."""
+    sb = _bound(p.start, rule_counts, file)
+    ib = _bound(p.item, Counter(), file)
+    r = p.result.name
+    if r in pattern_vars(p.start) or r in pattern_vars(p.item):
+        raise _err(f"the aggregate's result variable {r} must be new: it also occurs in the pattern it aggregates or "
+                   "in its start event (docs/semantics/etalis.md#etalis-4.4)", file, p.result.pos or p.pos)
+    if p.arg is not None and p.arg.name not in ib:
+        raise _err(f"the aggregated variable {p.arg.name} of {p.func}({p.arg.name}) must be bound by the item event "
+                   f"{p.item}", file, p.arg.pos or p.pos)
+    inside = Counter(v.name for v in A.term_vars(A.List(p.item.args)))
+    if p.arg is not None:
+        inside[p.arg.name] += 1
+    for name in sorted(ib - sb):
+        if rule_counts[name] > inside[name]:
+            raise _err(f"variable {name} is local to the aggregate over {p.item} (the aggregate ranges over its "
+                       "values), so it cannot be used outside it; share it with the start event to join on it "
+                       "(docs/semantics/etalis.md#etalis-4.4)", file, p.pos)
+    return sb | {r}
 
 
 def _rule_var_counts(r: A.EventRule) -> Counter:
@@ -176,6 +206,9 @@ def _edges(p: A.Pattern, progress: bool = False, negated: bool = False,
         yield from _edges(p.negated, progress, True, via + "not")
         yield from _edges(p.start, True, negated, via + "not-delimiter")
         yield from _edges(p.end, True, negated, via + "not-delimiter")
+    elif isinstance(p, A.Aggregate):       # as 'start seq item': both operands progress
+        yield from _edges(p.start, True, negated, via + "aggregate")
+        yield from _edges(p.item, True, negated, via + "aggregate")
     elif isinstance(p, A.Binary):
         lp, rp = A.PROGRESSING.get(p.op, (False, False))
         yield from _edges(p.left, progress or lp, negated, p.op)
@@ -375,6 +408,30 @@ def check_program(prog: A.Program, file: Optional[str] = None) -> None:
     for r in prog.event_rules:
         check_event_rule_safety(r, file)
     check_termination(prog, file)
+    check_aggregate_strata(prog, file)
+
+
+def check_aggregate_strata(prog: A.Program, file: Optional[str] = None) -> None:
+    """No recursion through an aggregate (docs/semantics/etalis.md#etalis-4.4): the item event of
+    ``start seq aggregate(F, item, R)`` must not depend on the rule's own head in the dependency graph, since the
+    aggregate would then range over instances it derives itself (no unique minimal model; the oracle's clingo
+    aggregates must be stratified).  The start event may be recursive (the paper's iterations are).
+
+    Raises:
+        ParseError: naming the aggregate's line and column.
+    """
+    g = None
+    for r in prog.event_rules:
+        for n in A.pattern_nodes(r.body):
+            if not isinstance(n, A.Aggregate):
+                continue
+            if g is None:
+                g = dependency_graph(prog)
+            if n.item.key == r.head.key or nx.has_path(g, r.head.key, n.item.key):
+                raise _err(f"recursion through an aggregate: the aggregated event {key_str(n.item.key)} depends on "
+                           f"the rule's own head {key_str(r.head.key)}, so the aggregate would count instances it "
+                           "derives itself (no unique minimal model; docs/semantics/etalis.md#etalis-4.4)",
+                           file, n.pos or r.pos)
 
 
 def _check_property(name: str, value: A.Term, file, pos: Pos) -> None:
@@ -410,6 +467,8 @@ def visible_vars(p: A.Pattern) -> set[str]:
     if isinstance(p, A.Binary):
         lb, rb = visible_vars(p.left), visible_vars(p.right)
         return lb & rb if p.op == "or" else lb | rb
+    if isinstance(p, A.Aggregate):
+        return visible_vars(p.start) | {p.result.name}
     raise TypeError(p)
 
 
@@ -421,4 +480,6 @@ def pattern_vars(p: A.Pattern) -> set[str]:
             out |= {v.name for a in n.args for v in A.term_vars(a)}
         elif isinstance(n, A.Where):
             out |= {v.name for v in A.cond_vars(n.cond)}
+        elif isinstance(n, A.Aggregate):
+            out.add(n.result.name)
     return out - {"_"}

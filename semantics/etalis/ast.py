@@ -28,6 +28,9 @@ Patterns (docs/semantics/etalis.md#etalis-1.4, Figure 2 in 2.5):
     Not(negated, start, end)     ``not(p1).[p2,p3]``; the implementation's ``(p2 seq p3) cnot p1`` is the same node
     Where(pattern, cond)         ``p where t``
     Window(pattern, length)      ``(p).q``
+    Aggregate(start, func, arg, item, result)
+                                 ``start seq aggregate(F, item, Result)``: F in ``count``, ``sum(X)``, ``min(X)``,
+                                 ``max(X)`` over the ``item`` instances after ``start`` (paper section 4.4)
 
 Statements: EventRule (optionally labelled, with properties), StaticRule (fact when body is None),
 RuleProperty (``event_rule_property(label, name, value).``), Directive (``:- goal.`` and ETALIS configuration
@@ -369,11 +372,46 @@ class Window:
         return f"({self.pattern}).{self.length}"
 
 
-Pattern = Union[EventAtom, TimePoint, Binary, Not, Where, Window]
+#: Aggregate functions of :class:`Aggregate` (the paper's ``count``, ``sum``, ``max``, ``min``; section 4.4).
+AGGREGATE_FUNCTIONS = ("count", "sum", "min", "max")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """``start seq aggregate(func, item, result)``: the paper's iterative aggregation (Anicic et al. 2012, section
+    "Iterative and aggregation patterns", patterns (22) and (24); docs/semantics/etalis.md#etalis-4.4), written
+    with the implementation's ``aggregate/3``.
+
+    Every instance of ``start`` on ``<s1,e1>`` starts one aggregation: it holds on ``<s1,e1>`` with ``result``
+    = the empty aggregate (0 for ``count`` and ``sum``; ``min``/``max`` of nothing: see ``Options.aggregate_initial``),
+    and every instance ``j`` of ``item`` (joined with the start on their shared variables) with ``e1 < s_j`` updates
+    it: it holds on ``<s1,e_j>`` with ``result`` = ``func`` over the item instances ``k`` of that start with
+    ``e_k < e_j``, and ``j`` itself.
+
+    Attributes:
+        start: the pattern that starts the aggregation (the left operand of ``seq``).
+        func: one of :data:`AGGREGATE_FUNCTIONS`.
+        arg: the aggregated variable of ``sum``/``min``/``max`` (bound by ``item``), None for ``count``.
+        item: the event atom whose instances are aggregated; its variables not shared with ``start`` are local.
+        result: the new variable that holds the aggregate.
+    """
+    start: "Pattern"
+    func: str
+    arg: Optional[Var]
+    item: EventAtom
+    result: Var
+    pos: Optional[tuple[int, int]] = _pos()
+
+    def __str__(self) -> str:
+        f = self.func if self.arg is None else f"{self.func}({self.arg})"
+        return f"{_pwrap(self.start)} seq aggregate({f},{self.item},{self.result})"
+
+
+Pattern = Union[EventAtom, TimePoint, Binary, Not, Where, Window, Aggregate]
 
 
 def _pwrap(p: Pattern) -> str:
-    return f"({p})" if isinstance(p, (Binary, Where)) else str(p)
+    return f"({p})" if isinstance(p, (Binary, Where, Aggregate)) else str(p)
 
 
 def pattern_nodes(p: Pattern) -> Iterator[Pattern]:
@@ -388,6 +426,9 @@ def pattern_nodes(p: Pattern) -> Iterator[Pattern]:
         yield from pattern_nodes(p.end)
     elif isinstance(p, (Where, Window)):
         yield from pattern_nodes(p.pattern)
+    elif isinstance(p, Aggregate):
+        yield from pattern_nodes(p.start)
+        yield from pattern_nodes(p.item)
 
 
 def event_atoms(p: Pattern) -> Iterator[EventAtom]:

@@ -10,7 +10,8 @@ Nodes (ETALIS-P section 1, :mod:`ceplab.semantics.etalis.policies`): every event
 ``event_rule_window`` in as ``(body).w`` (:meth:`~ceplab.semantics.etalis.ast.Program.effective_body`), is one
 node per sub-pattern.  Ids are assigned in pre-order over the rules in program order; a node precedes its
 children; the children of a binary operator are ``left``, ``right``; those of ``not(p1).[p2,p3]`` are ``start``
-(p2), ``end`` (p3), ``negated`` (p1); ``(p).q`` and ``p where c`` have one child (``only``).  ``names`` is the
+(p2), ``end`` (p3), ``negated`` (p1); those of ``start seq aggregate(F, item, R)`` are ``start``, ``item``;
+``(p).q`` and ``p where c`` have one child (``only``).  ``names`` is the
 sorted tuple of the variables visible at the node (:func:`~ceplab.semantics.etalis.analysis.visible_vars`);
 ``window`` is the smallest window length on the path from the node (inclusive) up to its rule's root.
 
@@ -30,7 +31,7 @@ from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import pattern_vars, visible_vars
 
-__all__ = ["Node", "binarize", "binarize_rule", "has_arith", "negation_clash", "vars_outside", "walk"]
+__all__ = ["Node", "binarize", "binarize_rule", "check_aggregates", "has_arith", "negation_clash", "vars_outside", "walk"]
 
 
 @dataclass(eq=False)
@@ -43,7 +44,7 @@ class Node:
         rule: index of the event rule in ``program.event_rules``.
         names: sorted names of the variables visible at the node (``V_n``, docs/semantics/etalis.md#etalis-9.2).
         role: ``"root"``, ``"only"`` (child of a window/where), ``"left"``, ``"right"``, ``"start"``, ``"end"``
-            or ``"negated"``.
+            or ``"negated"`` (children of ``not``), ``"start"`` or ``"item"`` (children of an aggregate).
         window: ``q(n)``: the smallest window length on the path from the node (inclusive) to the root, or None.
         parent: the parent node (None at the root).
         children: the child nodes, in the order of ``role`` above.
@@ -60,7 +61,7 @@ class Node:
     @property
     def kind(self) -> str:
         """The operator of a binary node (``"seq"``, ``"and"``, ...), else the pattern class name
-        (``"EventAtom"``, ``"TimePoint"``, ``"Window"``, ``"Where"``, ``"Not"``)."""
+        (``"EventAtom"``, ``"TimePoint"``, ``"Window"``, ``"Where"``, ``"Not"``, ``"Aggregate"``)."""
         return self.pattern.op if isinstance(self.pattern, A.Binary) else type(self.pattern).__name__
 
 
@@ -89,6 +90,10 @@ def vars_outside(p: A.Pattern, skip: A.Pattern) -> set[str]:
         out = vars_outside(p.left, skip) | vars_outside(p.right, skip)
     elif isinstance(p, A.Not):
         out = vars_outside(p.negated, skip) | vars_outside(p.start, skip) | vars_outside(p.end, skip)
+    elif isinstance(p, A.Aggregate):
+        out = vars_outside(p.start, skip) | vars_outside(p.item, skip) | {p.result.name}
+        if p.arg is not None:
+            out.add(p.arg.name)
     return out - {"_"}
 
 
@@ -132,6 +137,9 @@ def binarize_rule(program: A.Program, index: int, first_id: int = 0) -> Node:
         elif isinstance(p, A.Binary):
             left = build(p.left, n, "left", q)
             n.children = [left, build(p.right, n, "right", q)]
+        elif isinstance(p, A.Aggregate):
+            start = build(p.start, n, "start", q)
+            n.children = [start, build(p.item, n, "item", q)]
         elif isinstance(p, A.Not):
             clash = negation_clash(program, rule, p)
             if clash:
@@ -170,6 +178,34 @@ def binarize(program: A.Program) -> list[Node]:
         roots.append(root)
         next_id += sum(1 for _ in walk(root))
     return roots
+
+
+def check_aggregates(program: A.Program, options) -> None:
+    """Refuse, for the oracles and the engines alike, the switch values under which ceplab gives aggregates
+    (``start seq aggregate(F, item, R)``, docs/semantics/etalis.md#etalis-4.4) no meaning yet.
+
+    Args:
+        program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
+        options: its :class:`ceplab.semantics.etalis.options.Options`.
+
+    Raises:
+        UnsupportedError: the program has an aggregate and ``options.policy`` is a consumption policy (the
+            aggregate's goal under consumption is not specified by ETALIS-P yet) or ``options.during_result`` is
+            ``"contained"`` (contained DURING instances end before the clock, so an item could arrive after the
+            items that end later).
+    """
+    agg = next((n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))
+                if isinstance(n, A.Aggregate)), None)
+    if agg is None:
+        return
+    if options.policy != "unrestricted":
+        raise UnsupportedError(
+            f"aggregates under the consumption policy {options.policy!r} are not supported yet (ceplab defines them "
+            "under the unrestricted policy, docs/semantics/etalis.md#etalis-4.4)", None, *(agg.pos or (None, None)))
+    if options.during_result == "contained":
+        raise UnsupportedError(
+            "aggregates with during_result='contained' are not supported (a contained DURING derives instances that "
+            "end before the clock; docs/semantics/etalis.md#etalis-4.4)", None, *(agg.pos or (None, None)))
 
 
 def walk(n: Node):

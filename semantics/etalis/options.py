@@ -10,6 +10,11 @@ import re
 from typing import Literal
 
 
+#: The implementation's initial values of ``min``/``max`` aggregates (``aggregate_initial="sentinel"``; ETALIS
+#: ``compiler.P``, the ``aggregate_goal`` inserted by the start event).
+AGGREGATE_SENTINELS = {"min": 100000, "max": -100000}
+
+
 @dataclass(frozen=True)
 class Options:
     """Named switches for the ETALIS paper's ambiguities.
@@ -51,6 +56,14 @@ class Options:
             ``"shortest"`` (rule (29)), ``"max:VAR"`` / ``"min:VAR"`` (rule (30): the greater/smaller
             value of the rule variable ``VAR``; nodes that do not bind ``VAR`` keep all). Only with a
             policy other than ``unrestricted`` (the paper: "unrestricted stays as it is").
+        aggregate_initial: the value of ``min``/``max`` aggregates before any item
+            (``start seq aggregate(min(X), a(X), R)``, docs/semantics/etalis.md#etalis-4.4).  The paper's pattern (22)
+            starts an iteration with the start event's own value, and ``aggregate/3`` has none: ``"none"`` (default)
+            gives no result at the start event for ``min``/``max`` (the minimum of nothing is undefined) and
+            aggregates the items only.  ``"sentinel"``: the implementation's initial goal values (``compiler.P``,
+            ``aggregate_goal(.., min, 100000)`` and ``(.., max, -100000)``) take part as a value: the start fires
+            ``R = 100000`` (``-100000``), and every later result is the minimum (maximum) of the sentinel and the
+            items.  ``count`` and ``sum`` start at 0 under both.
     """
 
     not_reading: Literal["per_witness", "literal"] = "per_witness"
@@ -60,11 +73,12 @@ class Options:
     window: Literal["at_most", "exactly"] = "at_most"
     policy: Literal["unrestricted", "chronological", "recent", "recent_lifo"] = "unrestricted"
     interval_policy: str = "off"
+    aggregate_initial: Literal["none", "sentinel"] = "none"
 
     def __post_init__(self) -> None:
         allowed = {"not_reading": ("per_witness", "literal"), "not_local_vars": ("existential", "free"),
                    "during_result": ("container", "contained"), "proper_intervals_only": (False, True),
-                   "window": ("at_most", "exactly"),
+                   "window": ("at_most", "exactly"), "aggregate_initial": ("none", "sentinel"),
                    "policy": ("unrestricted", "chronological", "recent", "recent_lifo")}
         for name, vals in allowed.items():
             v = getattr(self, name)
@@ -88,7 +102,7 @@ class Options:
 #:
 #: ``etalis-implementation``: what the real ETALIS (github.com/sspider/etalis, ``etalis/src``) does where it departs
 #: from the paper's definitions (docs/semantics/etalis.md#etalis-A10: its default consumption policy ``recent`` is
-#: ceplab's ``recent_lifo``).
+#: ceplab's ``recent_lifo``; the initial values of its ``min``/``max`` aggregates).
 PROFILES: dict[str, dict[str, object]] = {
-    "etalis-implementation": {"policy": "recent_lifo"},
+    "etalis-implementation": {"policy": "recent_lifo", "aggregate_initial": "sentinel"},
 }

@@ -14,10 +14,14 @@ quoted ``'seq'``, lower/Capitalised/UPPER case), ``not(p1).[p2,p3]`` and ``(p2 s
 all left-associative, docs/semantics/etalis.md#etalis-A13; the implementation's op/3 table): seq/equals/meets/during/starts/finishes,
 cnot, and, par, or, where.  See ``grammar.lark``.
 
+Aggregates: ``Start seq aggregate(F, Item, Result)`` with ``F`` one of ``count``, ``sum(X)``, ``min(X)``,
+``max(X)`` is an :class:`~ceplab.semantics.etalis.ast.Aggregate` (the paper's iterative aggregation,
+docs/semantics/etalis.md#etalis-4.4); ``aggregate(..)`` anywhere else, and ``avg``, are errors.
+
 Not supported (outside the paper's language, reported as unknown operators): ``fnot``, infix ``not``,
-``within``, ``check``, ``do``, ``timestamp``, ``event_multiply``, ``forall_seq``, ``ntimes``, ``star_times``,
-``aggregate(...)`` is parsed as an ordinary event atom named ``aggregate``, so it is rejected only by the
-evaluator.
+``within``, ``check``, ``do``, ``timestamp``, ``event_multiply``, ``forall_seq``, ``ntimes``, ``star_times``.
+A functor the implementation reserves (:data:`RESERVED_FUNCTORS`: ``prolog(..)``, ``check(..)``, ...) is never read
+as an ordinary event type: as an event atom or a rule head it is an error with its line and column.
 
 Parsing: one statement at a time (:func:`split_statements`), with lark's LALR(1) parser of ``grammar.lark``
 when it accepts the statement (about 99% of generated statements, ten times faster) and with the Earley
@@ -33,6 +37,7 @@ of docs/semantics/etalis.md#etalis-A14 (all errors are :class:`~ceplab.semantics
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -108,6 +113,73 @@ def _num(s: str) -> A.Num:
 
 def _tpos(t) -> tuple[int, int] | None:
     return getattr(t, "pos", None)
+
+
+#: Functors the ETALIS implementation reserves for its own constructs: an event atom with one of these names would
+#: never match any event, so it is an error (with the reason), never an ordinary event type.
+RESERVED_FUNCTORS = {
+    "prolog": "prolog(Goal) inside a pattern (a static goal of the implementation) is not supported by ceplab yet; "
+              "write the goal as a condition: 'P where Goal' (docs/semantics/etalis.md#etalis-1.6)",
+    "check": "check(Goal) is the implementation's condition operator; write 'P where Goal' (the paper's where)",
+    "not": "not(P) needs its delimiters: not(P).[P2,P3] (the paper's negation) or (P2 seq P3) cnot P",
+    **{name: f"{name}(..) is an operator of the ETALIS implementation outside the paper's language (unsupported; "
+             "docs/semantics/etalis.md#etalis-1.6)"
+       for name in ("fnot", "do", "timestamp", "event_multiply", "forall_seq", "ntimes", "star_times", "cnot",
+                    "within", "iff")},
+}
+
+
+@dataclass(frozen=True)
+class _AggregateCall:
+    """``aggregate(F, Item, Result)`` as parsed, before ``binop`` attaches it to the start event of its ``seq``."""
+    func: str
+    arg: A.Var | None
+    item: A.EventAtom
+    result: A.Var
+    pos: tuple[int, int] | None
+
+
+def _aggregate_call(args: tuple, pos: tuple[int, int] | None) -> _AggregateCall:
+    """Check the arguments of ``aggregate(F, Item, Result)`` (docs/semantics/etalis.md#etalis-4.4) and keep them."""
+    where = pos or (1, 1)
+    if len(args) != 3:
+        raise ParseError(f"aggregate needs three arguments, aggregate(F, Item, Result) with F one of count, sum(X), "
+                         f"min(X), max(X); got {len(args)}", None, *where)
+    f, item, result = args
+    if isinstance(f, A.Sym) and f.name == "count":
+        func, arg = "count", None
+    elif (isinstance(f, A.Compound) and f.functor in A.AGGREGATE_FUNCTIONS and f.functor != "count"
+          and len(f.args) == 1 and isinstance(f.args[0], A.Var) and f.args[0].name != "_"):
+        func, arg = f.functor, f.args[0]
+    elif isinstance(f, A.Compound) and f.functor == "avg":
+        raise ParseError("aggregate(avg(X), ..) is not supported: its value is a fraction, and ceplab's ETALIS "
+                         "evaluators use integers only (docs/semantics/etalis.md#etalis-9.1); aggregate sum(X) and "
+                         "count in two rules instead", None, *(f.pos or where))
+    else:
+        raise ParseError(f"the aggregate function must be count, sum(X), min(X) or max(X) with X a variable of the "
+                         f"item event; got {f}", None, *(getattr(f, "pos", None) or where))
+    if isinstance(item, A.Sym):
+        item = A.EventAtom(item.name, (), pos=where)
+    elif isinstance(item, A.Compound) and not item.is_arithmetic:
+        item = A.EventAtom(item.functor, item.args, pos=item.pos or where)
+    else:
+        raise ParseError(f"the aggregated item must be an event atom such as a(X); got {item}", None,
+                         *(getattr(item, "pos", None) or where))
+    if item.name in RESERVED_FUNCTORS or item.name == "aggregate":
+        raise ParseError(f"the aggregated item must be an event atom; {item.name!r} is reserved", None, *where)
+    if not isinstance(result, A.Var) or result.name == "_":
+        raise ParseError(f"the aggregate's result must be a new named variable; got {result}", None,
+                         *(getattr(result, "pos", None) or where))
+    return _AggregateCall(func, arg, item, result, pos)
+
+
+def _no_aggregate(p: Any) -> Any:
+    """``p``, unless it is an ``aggregate(..)`` outside the right operand of ``seq`` (an error)."""
+    if isinstance(p, _AggregateCall):
+        raise ParseError("aggregate(F, Item, Result) is started by the event before it: write it as the right "
+                         "operand of seq, 'Start seq aggregate(F, Item, Result)' (docs/semantics/etalis.md#etalis-4.4)",
+                         None, *(p.pos or (1, 1)))
+    return p
 
 
 class _ToAst(Transformer):
@@ -192,7 +264,12 @@ class _ToAst(Transformer):
 
     # ---------------------------------------------------------------- patterns
     def event_atom(self, items):
-        return A.EventAtom(_name(items[0]), tuple(items[1:]), pos=_p(items[0]))
+        name, args, pos = _name(items[0]), tuple(items[1:]), _p(items[0])
+        if name == "aggregate":
+            return _aggregate_call(args, pos)
+        if name in RESERVED_FUNCTORS:
+            raise ParseError(RESERVED_FUNCTORS[name], None, *(pos or (1, 1)))
+        return A.EventAtom(name, args, pos=pos)
 
     def time_point(self, items):
         return A.TimePoint(int(str(items[0])), pos=_p(items[0]))
@@ -200,10 +277,12 @@ class _ToAst(Transformer):
     def binop(self, items):
         l, op, r = items
         word = str(op).strip("'").lower()
-        return A.Binary(word, l, r, pos=_p(op))
+        if isinstance(r, _AggregateCall) and word == "seq" and not isinstance(l, _AggregateCall):
+            return A.Aggregate(l, r.func, r.arg, r.item, r.result, pos=r.pos)
+        return A.Binary(word, _no_aggregate(l), _no_aggregate(r), pos=_p(op))
 
     def cnot(self, items):
-        l, op, r = items
+        l, op, r = (_no_aggregate(x) if i != 1 else x for i, x in enumerate(items))
         if not (isinstance(l, A.Binary) and l.op == "seq"):
             raise ParseError("'cnot' needs a sequence on its left: (p2 seq p3) cnot p1 "
                              "(it is the paper's not(p1).[p2,p3])", None, *_p(op))
@@ -211,14 +290,17 @@ class _ToAst(Transformer):
 
     def where(self, items):
         p, kw, c = items
+        p = _no_aggregate(p)
         return A.Where(p, c, pos=_p(kw))
 
     def window(self, items):
         p, q = items
+        p = _no_aggregate(p)
         return A.Window(p, int(str(q)), pos=_p(q))
 
     def not_p(self, items):
         kw, neg, s, e = items
+        neg, s, e = _no_aggregate(neg), _no_aggregate(s), _no_aggregate(e)
         return A.Not(neg, s, e, pos=_p(kw))
 
     # ---------------------------------------------------------------- statements
@@ -243,7 +325,10 @@ class _ToAst(Transformer):
             label, props, lpos = None, (), None
             (htok, hargs), body, _end = items
         head = A.EventAtom(_name(htok), hargs, pos=_p(htok))
-        return A.EventRule(head, body, label, props, pos=lpos or _p(htok))
+        if head.name == "aggregate" or head.name in RESERVED_FUNCTORS:
+            raise ParseError(f"{head.name!r} is reserved by ETALIS and cannot name a derived event (the head of a "
+                             "rule)", None, *(head.pos or (1, 1)))
+        return A.EventRule(head, _no_aggregate(body), label, props, pos=lpos or _p(htok))
 
     def static_rule(self, items):
         (htok, hargs), body, _end = items

@@ -266,7 +266,7 @@ def random_options(rng: random.Random) -> Options:
     """Random switches, a consumption policy in 40% of the cases (with an ``interval_policy`` in 45% of those,
     ``longest``/``shortest`` twice as often as ``max:X``/``min:X``); without a policy
     ``not_reading="literal"`` in 35% of the cases (Figure 2 on hulls, docs/semantics/etalis.md#etalis-A7;
-    the policies are defined per witness only)."""
+    the policies are defined per witness only); ``aggregate_initial="sentinel"`` in 30%."""
     kw: dict[str, Any] = {}
     if rng.random() < 0.2:
         kw["not_local_vars"] = "free"
@@ -282,6 +282,8 @@ def random_options(rng: random.Random) -> Options:
             kw["interval_policy"] = rng.choice(("longest", "shortest", "longest", "shortest", "max:X", "min:X"))
     elif rng.random() < 0.35:
         kw["not_reading"] = "literal"
+    if rng.random() < 0.3:
+        kw["aggregate_initial"] = "sentinel"
     try:
         return Options(**kw)
     except ValueError:
@@ -304,6 +306,10 @@ P_SWITCH_SHAPE = 0.5
 P_LONG_WINDOW = 0.08
 
 
+#: Probability that :func:`_random_case` draws a program of aggregate rules (when the drawn switches define them).
+P_AGGREGATE = 0.2
+
+
 def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     """A seeded random case: the shared generator's (rules, stream) plus random switches.
 
@@ -318,11 +324,14 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     the 10% of :func:`random_options`), so that a campaign meets these cases often enough to matter.
     Then, with probability :data:`P_SWITCH_SHAPE`, the rules and stream are replaced by the shape on which a drawn
     non-default switch changes answers, else with probability :data:`P_LONG_WINDOW` by a windowed rule on a long
-    stream (issue 11 item 7(b): the default campaign must expose the planted switch and GC mutants).
+    stream (issue 11 item 7(b): the default campaign must expose the planted switch and GC mutants), else, under
+    the unrestricted policy, with probability :data:`P_AGGREGATE` by a program of aggregate rules
+    (docs/semantics/etalis.md#etalis-4.4; values 0..3 so that sums, minima and maxima differ).
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.generators import RandomChooser
-    from ceplab.workbench.langs.etalis.generators import (gen_long_window_case, gen_switch_shape,
+    from ceplab.workbench.langs.etalis.generators import (gen_etalis_program, gen_etalis_stream,
+                                                          gen_long_window_case, gen_switch_shape,
                                                           random_etalis_case)
 
     text, stream, prog = "", [], None
@@ -345,6 +354,10 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
         text, stream = shaped
     elif ch.boolean(P_LONG_WINDOW):
         text, stream = gen_long_window_case(ch)
+    elif (options.policy == "unrestricted" and options.during_result == "container"
+          and ch.boolean(P_AGGREGATE)):
+        text = gen_etalis_program(ch, max_rules=3, max_depth=2, p_aggregate=0.6)
+        stream = gen_etalis_stream(ch, length, values=(0, 3))
     return text, stream, options
 
 

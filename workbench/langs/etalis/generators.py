@@ -73,9 +73,38 @@ def gen_etalis_pattern(ch: Chooser, depth: int, heads: Sequence[str] = (), neg_o
     return f"({left}) {op} ({right})", (lb & rb if op == "or" else lb | rb), ln or rn
 
 
+def gen_aggregate_rule(ch: Chooser, head: str, heads: Sequence[str] = (),
+                       atoms: Sequence[str] = ETALIS_ATOMS) -> str:
+    """A random aggregate rule ``head(..) <- START seq aggregate(F, ITEM, R).`` (docs/semantics/etalis.md#etalis-4.4).
+
+    ``F`` is ``count``, ``sum(V)``, ``min(V)`` or ``max(V)``; ``START`` a :func:`gen_etalis_pattern` of depth 0..1
+    over ``atoms`` and the earlier ``heads`` (never ``head``: the start may be recursive in ETALIS, but a generated
+    recursive aggregate creates unboundedly many values); ``ITEM`` an atom over ``atoms`` and ``heads`` whose argument
+    is the aggregated variable ``V``, a start variable (a join) or ``_``; the head carries ``R``.  Sometimes the whole
+    body is under a window ``(..).w`` or a ``where`` on ``R``.
+    """
+    start, sb, _ = gen_etalis_pattern(ch, ch.integer(0, 1), heads, False, atoms)
+    func = ch.choice(("count", "sum", "min", "max"))
+    item_name = ch.choice(tuple(atoms) + tuple(heads))
+    join = sorted(sb)
+    if func == "count":
+        arg = ch.choice(["V", "_", "1"] + join)
+        f = "count"
+    else:
+        arg = ch.choice(["V", "V"] + join)
+        f = f"{func}({arg})"
+    body = f"({start}) seq aggregate({f}, {item_name}({arg}), R)"
+    shape = ch.choice(("plain", "plain", "window", "where"))
+    if shape == "window":
+        body = f"({body}).{ch.integer(1, 5)}"
+    elif shape == "where":
+        body = f"({body}) where (R {ch.choice(('>', '=<', '=:='))} {ch.integer(0, 3)})"
+    return f"{head}(R) <- {body}."
+
+
 def gen_etalis_program(ch: Chooser, *, max_rules: int = 3, max_depth: int = 3,
                        atoms: Sequence[str] = ETALIS_ATOMS, p_self: float = 0.5,
-                       p_rule_window: float = 0.25, p_counter: float = 0.25) -> str:
+                       p_rule_window: float = 0.25, p_counter: float = 0.25, p_aggregate: float = 0.0) -> str:
     """A random ETALIS rule base (text), docs/semantics/etalis.md#etalis-9.4.
 
     ``1..max_rules`` rules ``d0(ARG) <- body.``, ``d1(..) <- ..`` forming a hierarchy (rule ``i`` may
@@ -84,7 +113,9 @@ def gen_etalis_program(ch: Chooser, *, max_rules: int = 3, max_depth: int = 3,
     with probability ``p_rule_window`` a rule gets an ``event_rule_window`` property (``w0([property(
     event_rule_window, 1..5)]) 'rule:' ...``). At most one ``not`` in the whole program (keeps the
     time stratification checkable). With probability ``p_counter`` the guarded recursive counter
-    ``cnt(0) <- b(_). cnt(N+1) <- cnt(N) seq a(_) where N < 2.`` is added.
+    ``cnt(0) <- b(_). cnt(N+1) <- cnt(N) seq a(_) where N < 2.`` is added.  With probability ``p_aggregate`` each
+    rule is an aggregate rule instead (:func:`gen_aggregate_rule`; aggregates are defined under the unrestricted
+    policy only, so callers that draw a consumption policy keep this at 0).
     """
     n = ch.integer(1, max_rules)
     rules: list[str] = []
@@ -92,6 +123,10 @@ def gen_etalis_program(ch: Chooser, *, max_rules: int = 3, max_depth: int = 3,
     used_not = False
     for i in range(n):
         head = f"d{i}"
+        if p_aggregate and ch.boolean(p_aggregate):
+            rules.append(gen_aggregate_rule(ch, head, heads, atoms))
+            heads.append(head)
+            continue
         visible = heads + ([head] if ch.boolean(p_self) else [])
         body, bound_vars, uses_not = gen_etalis_pattern(ch, ch.integer(1, max_depth), visible,
                                                          not used_not, atoms)
@@ -159,21 +194,22 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
     """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options`: ``not_local_vars``,
     ``proper_intervals_only``, ``window``, ``during_result`` (``"contained"`` in about a third of the draws, with
     or without ``not`` in the program: the engine decides the programs with both at ``close()``,
-    docs/semantics/etalis.md#etalis-9.5.9) and, under the unrestricted policy, ``not_reading``. With
+    docs/semantics/etalis.md#etalis-9.5.9), ``aggregate_initial`` and, under the unrestricted policy, ``not_reading``. With
     ``policies`` (default) also the consumption ``policy`` (the policies are per witness only)."""
     from ceplab.semantics.etalis.options import Options
 
     pol = (st.sampled_from(["unrestricted", "chronological", "recent", "recent_lifo"]) if policies
            else st.just("unrestricted"))
 
-    def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool, during: str) -> Any:
+    def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool, during: str,
+              initial: str) -> Any:
         return Options(not_local_vars=not_local_vars, proper_intervals_only=proper, window=window,
-                       policy=policy, during_result=during,
+                       policy=policy, during_result=during, aggregate_initial=initial,
                        not_reading="literal" if literal and policy == "unrestricted" else "per_witness")
 
     return st.builds(build, pol, st.sampled_from(["existential", "free"]), st.booleans(),
                      st.sampled_from(["at_most", "exactly"]), st.booleans(),
-                     st.sampled_from(["container", "container", "contained"]))
+                     st.sampled_from(["container", "container", "contained"]), st.sampled_from(["none", "sentinel"]))
 
 
 def gen_hull_not_rule(ch: Chooser) -> str:

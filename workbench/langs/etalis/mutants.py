@@ -40,6 +40,25 @@ _POL = "etalis/policy.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------------ unrestricted engine (evaluate.py)
+    _m("aggregate-ties-see-each-other", "ties", _EV,
+       "            if rec[3] != e:              # the record's pending items ended before e: fold them in\n",
+       "            if True:                     # planted: every item is folded in at once\n",
+       "an aggregate item sees the items that end at the same time and arrived before it, so the answer depends on "
+       "the arrival order of simultaneous events (docs/semantics/etalis.md#etalis-4.4: each item is aggregated "
+       "with the items ending strictly before it and itself)",
+       "d(X) <- s seq aggregate(sum(Y), a(Y), X).", (("s", 1, 1), ("a(1)", 2, 2), ("a(2)", 2, 2))),
+    _m("aggregate-item-touching-start", "ties", _EV,
+       "            if not rec[2] < s:\n",
+       "            if not rec[2] <= s:\n",
+       "an item that starts when the start event ends takes part in its aggregate; like seq, the aggregate needs "
+       "e1 < s_j (docs/semantics/etalis.md#etalis-4.4)",
+       "d(C) <- s seq aggregate(count, a(Y), C).", (("a(1)", 0, 1), ("s", 1, 1), ("a(2)", 1, 2))),
+    _m("aggregate-sentinel-ignored", "switch", _EV,
+       "            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == \"sentinel\" else None\n",
+       "            init = None                  # planted: the implementation's sentinel is ignored\n",
+       "aggregate_initial=sentinel does not start min/max at the implementation's 100000 / -100000 "
+       "(docs/semantics/etalis.md#etalis-4.4, #etalis-opt-aggregate_initial)",
+       "d(X) <- s seq aggregate(min(Y), a(Y), X).", (("s", 1, 1), ("a(1)", 2, 2)), (("aggregate_initial", "sentinel"),)),
     _m("window-off-by-one", "window", _EV,
        "        if n.q is not None and e - s > n.q:\n",
        "        if n.q is not None and e - s >= n.q:\n",

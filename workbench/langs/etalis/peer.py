@@ -225,6 +225,9 @@ def _pat(p: A.Pattern) -> str:
         return f"(({_pat(p.start)} seq {_pat(p.end)}) cnot {_pat(p.negated)})"
     if isinstance(p, A.Where):
         return f"({_pat(p.pattern)} where ({_cond(p.cond)}))"
+    if isinstance(p, A.Aggregate):       # ETALIS compiles 'I1 seq aggregate(F, I2, R)' (compiler.P)
+        f = p.func if p.arg is None else f"{p.func}({p.arg})"
+        return f"({_pat(p.start)} seq aggregate({f}, {p.item}, {p.result}))"
     if isinstance(p, A.Window):
         raise UnsupportedError(f"ETALIS has no window operator inside a pattern ({p}); only a window around a whole "
                           "rule body can be expressed (rule property event_rule_window)")

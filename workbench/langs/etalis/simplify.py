@@ -2,7 +2,8 @@
 
 :func:`simplifications` drops a statement (an event rule, a static rule), drops a rule's
 ``event_rule_window``, replaces a binary pattern by one operand, ``not(n).[p2, p3]`` by ``p2 seq p3`` or a
-delimiter, and drops a ``where`` or a window: one step at a time, biggest cuts first.
+delimiter, an aggregate by a ``count`` or its start by a smaller pattern, and drops a ``where`` or a window: one
+step at a time, biggest cuts first.
 """
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ def _pattern_variants(p: Any) -> Iterator[Any]:
         yield p.pattern
         for x in _pattern_variants(p.pattern):
             yield A.Window(x, p.length)
+    elif isinstance(p, A.Aggregate):
+        if p.func != "count":            # the simplest aggregate first (its result variable stays bound)
+            yield A.Aggregate(p.start, "count", None, p.item, p.result)
+        for x in _pattern_variants(p.start):
+            yield A.Aggregate(x, p.func, p.arg, p.item, p.result)
 
 
 def simplifications(query_text: str) -> Iterator[str]:
