@@ -231,8 +231,16 @@ class _Compiler:
         elem = "AW,AI,AS,AE" if p.func != "count" else "AI,AS,AE"
         me = "W,I,S2,E2" if p.func != "count" else "I,S2,E2"
         extra = f"; {init},init" if init is not None and p.func in ("min", "max") else ""
+        if p.count_window is None:
+            inside = f"agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2"
+        else:
+            # the count window (the last N items, j included): an earlier item is inside the window of the items
+            # ending at E2 iff fewer than N-1 items of the start end strictly between it and E2
+            inside = f"aggin({n},{VL},S1,E1,AI,AS,AE,AW,E2)"
+            self.emit(f"{inside} :- agg({n},{VL},S1,E1,_,_,E2,_), agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2, "
+                      f"#count{{ BI,BS,BE : agg({n},{VL},S1,E1,BI,BS,BE,_), AE<BE, BE<E2 }} < {p.count_window - 1}.")
         self.emit(f"h({n},{V},S1,E2) :- agg({n},{VL},S1,E1,I,S2,E2,W), "
-                  f"R={fn}{{ {elem} : agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2 ; {me}{extra} }}.")
+                  f"R={fn}{{ {elem} : {inside} ; {me}{extra} }}.")
 
     def not_node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
         n, p = nd.id, nd.pattern

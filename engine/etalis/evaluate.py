@@ -74,7 +74,7 @@ their end time are still emitted by the push that derives them.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from functools import lru_cache
 from typing import Any, Iterator, Optional
 
@@ -531,7 +531,9 @@ class Evaluator:
             n.literal = self.o.not_reading == "literal"
         elif isinstance(p, A.Aggregate):
             # the start child keeps one record per start instance in its store (swept by the GC as instances are):
-            # [values, s1, e1, time of the pending items, aggregate before that time, aggregate of the pending items]
+            # [values, s1, e1, time of the pending items, aggregate before that time, aggregate of the pending items];
+            # with a count window N: [.., .., .., .., deque of (end, values) of the last items before that time,
+            # values of the pending items]
             sc = self._build(bn.children[0])
             ic = self._build(bn.children[1])
             self._link(n, [(sc, "a"), (ic, "i")])
@@ -541,7 +543,7 @@ class Evaluator:
             n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
             init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
             n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
-                     0 if p.func in ("count", "sum") else init)
+                     0 if p.func in ("count", "sum") else init, p.count_window)
         else:
             raise TypeError(p)
         return n
@@ -904,9 +906,10 @@ class Evaluator:
         itself.  Items at the clock are folded into the record's aggregate when the clock has moved on, so tied
         items never see each other, as in the oracle."""
         vals, s, e = f
-        func, vi, init = p.agg
+        func, vi, init, last = p.agg
         if n.side == "a":
-            n.store[tuple(vals[i] for i in n.key_idx)].append([vals, s, e, None, init, None])
+            n.store[tuple(vals[i] for i in n.key_idx)].append(
+                [vals, s, e, None, init, None] if last is None else [vals, s, e, None, deque(), []])
             if init is not None:
                 self._add(p, tuple(A.Num(init) if i < 0 else vals[i] for i in p.build), s, e)
             return
@@ -924,13 +927,39 @@ class Evaluator:
         for rec in recs:
             if not rec[2] < s:
                 continue
-            if rec[3] != e:              # the record's pending items ended before e: fold them in
-                rec[4] = _fold(func, rec[4], rec[5])
-                rec[3], rec[5] = e, None
-            rec[5] = _fold(func, rec[5], x)
-            value = _fold(func, rec[4], x)
+            if last is not None:
+                value = self._windowed(rec, func, init, last, x, e)
+            else:
+                if rec[3] != e:          # the record's pending items ended before e: fold them in
+                    rec[4] = _fold(func, rec[4], rec[5])
+                    rec[3], rec[5] = e, None
+                rec[5] = _fold(func, rec[5], x)
+                value = _fold(func, rec[4], x)
             sv = rec[0]
             self._add(p, tuple(A.Num(value) if i < 0 else sv[i] for i in p.build), rec[1], e)
+
+    @staticmethod
+    def _windowed(rec: list, func: str, init: Optional[int], last: int, x: int, e: int) -> Optional[int]:
+        """The aggregate of item ``x`` ending at ``e`` under a count window of ``last`` items: ``x`` and the items of
+        the record ending before ``e`` with fewer than ``last - 1`` items ending strictly between them and ``e``
+        (docs/semantics/etalis.md#etalis-4.4).  Keeps only the items a later item can still see."""
+        groups = rec[4]
+        if rec[3] != e:                  # the pending items ended before e: they become a group
+            if rec[5]:
+                groups.append((rec[3], rec[5]))
+                total = sum(len(g[1]) for g in groups)
+                while groups and total - len(groups[0][1]) >= last - 1:
+                    total -= len(groups.popleft()[1])
+            rec[3], rec[5] = e, []
+        acc, seen = init, 0
+        for _end, values in reversed(groups):
+            if seen >= last - 1:
+                break
+            for v in values:
+                acc = _fold(func, acc, v)
+            seen += len(values)
+        rec[5].append(x)
+        return _fold(func, acc, x)
 
     def _not(self, p: _Node, n: _Node, f: tuple) -> None:
         """not(p1).[p2,p3], per-witness (A7, Algorithm 3.4 with A8): a gap p2<s,e2>, p3<s3,e> with e2 < s3 and

@@ -28,9 +28,9 @@ Patterns (docs/semantics/etalis.md#etalis-1.4, Figure 2 in 2.5):
     Not(negated, start, end)     ``not(p1).[p2,p3]``; the implementation's ``(p2 seq p3) cnot p1`` is the same node
     Where(pattern, cond)         ``p where t``
     Window(pattern, length)      ``(p).q``
-    Aggregate(start, func, arg, item, result)
-                                 ``start seq aggregate(F, item, Result)``: F in ``count``, ``sum(X)``, ``min(X)``,
-                                 ``max(X)`` over the ``item`` instances after ``start`` (paper section 4.4)
+    Aggregate(start, func, arg, item, result, count_window)
+                                 ``start seq aggregate(F, item, Result[, N])``: F in ``count``, ``sum(X)``, ``min(X)``,
+                                 ``max(X)`` over the ``item`` instances after ``start`` (the last N; paper section 4.4)
 
 Statements: EventRule (optionally labelled, with properties), StaticRule (fact when body is None),
 RuleProperty (``event_rule_property(label, name, value).``), Directive (``:- goal.`` and ETALIS configuration
@@ -386,7 +386,10 @@ class Aggregate:
     = the empty aggregate (0 for ``count`` and ``sum``; ``min``/``max`` of nothing: see ``Options.aggregate_initial``),
     and every instance ``j`` of ``item`` (joined with the start on their shared variables) with ``e1 < s_j`` updates
     it: it holds on ``<s1,e_j>`` with ``result`` = ``func`` over the item instances ``k`` of that start with
-    ``e_k < e_j``, and ``j`` itself.
+    ``e_k < e_j``, and ``j`` itself.  With a count window ``N`` (``aggregate(F, item, R, N)``, the paper's
+    length-based sliding window, rule (23)) only the items ``k`` with fewer than ``N - 1`` items of the start ending
+    strictly between ``e_k`` and ``e_j`` take part (the last ``N`` items, ``j`` included; items tied at the window's
+    far end are all kept).
 
     Attributes:
         start: the pattern that starts the aggregation (the left operand of ``seq``).
@@ -394,17 +397,20 @@ class Aggregate:
         arg: the aggregated variable of ``sum``/``min``/``max`` (bound by ``item``), None for ``count``.
         item: the event atom whose instances are aggregated; its variables not shared with ``start`` are local.
         result: the new variable that holds the aggregate.
+        count_window: ``N >= 1`` for the last ``N`` items only, None for all items since the start.
     """
     start: "Pattern"
     func: str
     arg: Optional[Var]
     item: EventAtom
     result: Var
+    count_window: Optional[int] = None
     pos: Optional[tuple[int, int]] = _pos()
 
     def __str__(self) -> str:
         f = self.func if self.arg is None else f"{self.func}({self.arg})"
-        return f"{_pwrap(self.start)} seq aggregate({f},{self.item},{self.result})"
+        n = "" if self.count_window is None else f",{self.count_window}"
+        return f"{_pwrap(self.start)} seq aggregate({f},{self.item},{self.result}{n})"
 
 
 Pattern = Union[EventAtom, TimePoint, Binary, Not, Where, Window, Aggregate]

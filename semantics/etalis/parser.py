@@ -16,11 +16,13 @@ cnot, and, par, or, where.  See ``grammar.lark``.
 
 Aggregates: ``Start seq aggregate(F, Item, Result)`` with ``F`` one of ``count``, ``sum(X)``, ``min(X)``,
 ``max(X)`` is an :class:`~ceplab.semantics.etalis.ast.Aggregate` (the paper's iterative aggregation,
-docs/semantics/etalis.md#etalis-4.4); ``aggregate(..)`` anywhere else, and ``avg``, are errors.
+docs/semantics/etalis.md#etalis-4.4); ``aggregate(..)`` anywhere else, and ``avg``, are errors.  A static goal
+``P seq prolog(Goal)`` (the implementation's way to call a static predicate between pattern elements) is read as
+``P where Goal`` (:func:`_goal_call`); ``prolog(..)`` anywhere else is an error.
 
 Not supported (outside the paper's language, reported as unknown operators): ``fnot``, infix ``not``,
 ``within``, ``check``, ``do``, ``timestamp``, ``event_multiply``, ``forall_seq``, ``ntimes``, ``star_times``.
-A functor the implementation reserves (:data:`RESERVED_FUNCTORS`: ``prolog(..)``, ``check(..)``, ...) is never read
+A functor the implementation reserves (``aggregate``, ``prolog``, :data:`RESERVED_FUNCTORS`: ``check(..)``, ...) is never read
 as an ordinary event type: as an event atom or a rule head it is an error with its line and column.
 
 Parsing: one statement at a time (:func:`split_statements`), with lark's LALR(1) parser of ``grammar.lark``
@@ -118,8 +120,6 @@ def _tpos(t) -> tuple[int, int] | None:
 #: Functors the ETALIS implementation reserves for its own constructs: an event atom with one of these names would
 #: never match any event, so it is an error (with the reason), never an ordinary event type.
 RESERVED_FUNCTORS = {
-    "prolog": "prolog(Goal) inside a pattern (a static goal of the implementation) is not supported by ceplab yet; "
-              "write the goal as a condition: 'P where Goal' (docs/semantics/etalis.md#etalis-1.6)",
     "check": "check(Goal) is the implementation's condition operator; write 'P where Goal' (the paper's where)",
     "not": "not(P) needs its delimiters: not(P).[P2,P3] (the paper's negation) or (P2 seq P3) cnot P",
     **{name: f"{name}(..) is an operator of the ETALIS implementation outside the paper's language (unsupported; "
@@ -136,16 +136,24 @@ class _AggregateCall:
     arg: A.Var | None
     item: A.EventAtom
     result: A.Var
+    count_window: int | None
     pos: tuple[int, int] | None
 
 
 def _aggregate_call(args: tuple, pos: tuple[int, int] | None) -> _AggregateCall:
     """Check the arguments of ``aggregate(F, Item, Result)`` (docs/semantics/etalis.md#etalis-4.4) and keep them."""
     where = pos or (1, 1)
-    if len(args) != 3:
+    if len(args) not in (3, 4):
         raise ParseError(f"aggregate needs three arguments, aggregate(F, Item, Result) with F one of count, sum(X), "
-                         f"min(X), max(X); got {len(args)}", None, *where)
-    f, item, result = args
+                         f"min(X), max(X), and optionally a count window N; got {len(args)}", None, *where)
+    f, item, result = args[:3]
+    window = None
+    if len(args) == 4:
+        n = args[3]
+        if not (isinstance(n, A.Num) and isinstance(n.value, int) and n.value >= 1):
+            raise ParseError(f"the count window of aggregate(F, Item, Result, N) must be an integer N >= 1 (the last N "
+                             f"items); got {n}", None, *(getattr(n, "pos", None) or where))
+        window = n.value
     if isinstance(f, A.Sym) and f.name == "count":
         func, arg = "count", None
     elif (isinstance(f, A.Compound) and f.functor in A.AGGREGATE_FUNCTIONS and f.functor != "count"
@@ -165,16 +173,54 @@ def _aggregate_call(args: tuple, pos: tuple[int, int] | None) -> _AggregateCall:
     else:
         raise ParseError(f"the aggregated item must be an event atom such as a(X); got {item}", None,
                          *(getattr(item, "pos", None) or where))
-    if item.name in RESERVED_FUNCTORS or item.name == "aggregate":
+    if item.name in RESERVED_FUNCTORS or item.name in ("aggregate", "prolog"):
         raise ParseError(f"the aggregated item must be an event atom; {item.name!r} is reserved", None, *where)
     if not isinstance(result, A.Var) or result.name == "_":
         raise ParseError(f"the aggregate's result must be a new named variable; got {result}", None,
                          *(getattr(result, "pos", None) or where))
-    return _AggregateCall(func, arg, item, result, pos)
+    return _AggregateCall(func, arg, item, result, window, pos)
+
+
+@dataclass(frozen=True)
+class _GoalCall:
+    """``prolog(Goal)`` as parsed, before ``binop`` turns ``P seq prolog(Goal)`` into ``P where Goal``."""
+    cond: A.Cond
+    pos: tuple[int, int] | None
+
+
+#: ETALIS's utility predicates (``src/utils.P``) a static goal may call, as ceplab's integer functions:
+#: ``min(T1,T2,T3)`` binds ``T3`` to the smaller of two numbers, ``max/3`` to the greater.
+GOAL_BUILTINS = ("min", "max")
+
+
+def _goal_call(args: tuple, pos: tuple[int, int] | None) -> _GoalCall:
+    """``prolog(Goal)``, a static goal between pattern elements (the implementation's form of the paper's
+    ``where``, docs/semantics/etalis.md#etalis-4.4): ``Goal`` is a static atom ``p(t1..tn)`` of the rule base or one of
+    :data:`GOAL_BUILTINS` (``min(X, Y, M)`` reads ``M is min(X, Y)``: integers only, as all of ceplab's arithmetic)."""
+    where = pos or (1, 1)
+    if len(args) != 1:
+        raise ParseError(f"prolog(Goal) takes one goal, got {len(args)} arguments", None, *where)
+    (g,) = args
+    if isinstance(g, A.Sym):
+        return _GoalCall(A.StaticAtom(g.name, (), pos=where), pos)
+    if isinstance(g, A.Compound) and g.functor in GOAL_BUILTINS and len(g.args) == 3:
+        x, y, m = g.args
+        expr = A.Compound(g.functor, (x, y), pos=g.pos)
+        if isinstance(m, A.Var) and m.name != "_":
+            return _GoalCall(A.Is(m, expr, pos=g.pos or where), pos)
+        return _GoalCall(A.Cmp("=:=", m, expr, pos=g.pos or where), pos)
+    if isinstance(g, A.Compound) and not g.is_arithmetic:
+        return _GoalCall(A.StaticAtom(g.functor, g.args, pos=g.pos or where), pos)
+    raise ParseError(f"prolog(Goal): the goal must be a static predicate p(..) of the rule base or min/3, max/3; got "
+                     f"{g} (write comparisons and arithmetic in 'where')", None, *(getattr(g, "pos", None) or where))
 
 
 def _no_aggregate(p: Any) -> Any:
-    """``p``, unless it is an ``aggregate(..)`` outside the right operand of ``seq`` (an error)."""
+    """``p``, unless it is an ``aggregate(..)`` or a ``prolog(..)`` outside the right operand of ``seq`` (an
+    error)."""
+    if isinstance(p, _GoalCall):
+        raise ParseError("prolog(Goal) checks the pattern before it: write it as the right operand of seq, "
+                         "'P seq prolog(Goal)' (read as 'P where Goal')", None, *(p.pos or (1, 1)))
     if isinstance(p, _AggregateCall):
         raise ParseError("aggregate(F, Item, Result) is started by the event before it: write it as the right "
                          "operand of seq, 'Start seq aggregate(F, Item, Result)' (docs/semantics/etalis.md#etalis-4.4)",
@@ -267,6 +313,8 @@ class _ToAst(Transformer):
         name, args, pos = _name(items[0]), tuple(items[1:]), _p(items[0])
         if name == "aggregate":
             return _aggregate_call(args, pos)
+        if name == "prolog":
+            return _goal_call(args, pos)
         if name in RESERVED_FUNCTORS:
             raise ParseError(RESERVED_FUNCTORS[name], None, *(pos or (1, 1)))
         return A.EventAtom(name, args, pos=pos)
@@ -277,8 +325,10 @@ class _ToAst(Transformer):
     def binop(self, items):
         l, op, r = items
         word = str(op).strip("'").lower()
-        if isinstance(r, _AggregateCall) and word == "seq" and not isinstance(l, _AggregateCall):
-            return A.Aggregate(l, r.func, r.arg, r.item, r.result, pos=r.pos)
+        if isinstance(r, _AggregateCall) and word == "seq" and not isinstance(l, (_AggregateCall, _GoalCall)):
+            return A.Aggregate(l, r.func, r.arg, r.item, r.result, r.count_window, pos=r.pos)
+        if isinstance(r, _GoalCall) and word == "seq" and not isinstance(l, (_AggregateCall, _GoalCall)):
+            return A.Where(l, r.cond, pos=r.pos)
         return A.Binary(word, _no_aggregate(l), _no_aggregate(r), pos=_p(op))
 
     def cnot(self, items):
@@ -325,7 +375,7 @@ class _ToAst(Transformer):
             label, props, lpos = None, (), None
             (htok, hargs), body, _end = items
         head = A.EventAtom(_name(htok), hargs, pos=_p(htok))
-        if head.name == "aggregate" or head.name in RESERVED_FUNCTORS:
+        if head.name in ("aggregate", "prolog") or head.name in RESERVED_FUNCTORS:
             raise ParseError(f"{head.name!r} is reserved by ETALIS and cannot name a derived event (the head of a "
                              "rule)", None, *(head.pos or (1, 1)))
         return A.EventRule(head, _no_aggregate(body), label, props, pos=lpos or _p(htok))

@@ -66,7 +66,11 @@ def test_parse_builds_an_aggregate_node_and_round_trips():
     ("d(C) <- s seq aggregate(sum(Z), a(Y), C).", 1, "Z", "must be bound by the item"),
     ("d(C) <- s seq aggregate(count, d(Y), C).", 1, "aggregate", "recursion through an aggregate"),
     ("e(X) <- d(X).\nd(C) <- s seq aggregate(count, e(Y), C).", 2, "aggregate", "recursion through an aggregate"),
-    ("d(X) <- a(X) seq prolog(min(X, 1, M)).", 1, "prolog", "prolog(Goal)"),
+    ("d(M) <- prolog(min(1, 2, M)) seq a(X).", 1, "prolog", "the right operand of seq"),
+    ("d(X) <- a(X) seq prolog(X + 1).", 1, "X + 1", "static predicate"),
+    ("d(M) <- a(X) seq prolog(p(X)).", 1, "M", "unsafe head variable"),
+    ("d(C) <- s seq aggregate(count, a(Y), C, 0).", 1, "aggregate", "count window"),
+    ("prolog(X) <- a(X).", 1, "prolog", "reserved"),
     ("aggregate(X) <- a(X).", 1, "aggregate", "reserved"),
 ])
 def test_misplaced_or_malformed_aggregates_and_reserved_functors_are_located_errors(rules, line, at, words):
@@ -157,6 +161,39 @@ def test_aggregates_under_a_consumption_policy_or_a_contained_during_are_refused
             oracle(prog, _stream("start_aggr@1 a(1)@2"), o)
         with pytest.raises(UnsupportedError, match="aggregates"):
             evaluator(prog, o)
+
+
+def test_count_window_keeps_the_last_n_items():
+    # the paper's length-based sliding window (rule (23)); the implementation's count_sliding_window_01 expects the
+    # sums of the last five of a(1) .. a(12): 1, 3, 6, 10, 15, 20, 25, ..., 50
+    stream = "s@0 " + " ".join(f"a({i})@{i}" for i in range(1, 13))
+    got = _both("cws(S) <- s seq aggregate(sum(X), a(X), S, 5).", stream)
+    assert sorted((e, a) for a, _s, e in got) == [(0, "cws(0)")] + [
+        (i, f"cws({sum(range(max(1, i - 4), i + 1))})") for i in range(1, 13)]
+    # N = 1: every item alone
+    assert _both("d(M) <- s seq aggregate(max(X), a(X), M, 1).", "s@0 a(5)@1 a(2)@2") == {("d(5)", 0, 1), ("d(2)", 0, 2)}
+
+
+def test_count_window_keeps_every_item_tied_at_its_far_end():
+    # a(1) and a(2) both end at 1: for a(4)@2 with N = 2 each has fewer than one item strictly between it and 2
+    assert _both("d(S) <- s seq aggregate(sum(X), a(X), S, 2).", "s@0 a(1)@1 a(2)@1 a(4)@2 a(8)@3") == {
+        ("d(0)", 0, 0), ("d(1)", 0, 1), ("d(2)", 0, 1), ("d(7)", 0, 2), ("d(12)", 0, 3)}
+
+
+def test_static_goal_between_pattern_elements_reads_as_where():
+    # the implementation's aggregates_classic_01: a running minimum through prolog(min(X, M0, M)) (min/3 of utils.P)
+    rules = ("mce(100000) <- start_aggr.\n"
+             "mce(Min) <- mce(MinTemp) 'seq' a(X) 'seq' prolog(min(X, MinTemp, Min)).")
+    prog = parse(rules)
+    w = prog.event_rules[1].body
+    assert isinstance(w, A.Where) and w.cond == A.Is(A.Var("Min"), A.Compound("min", (A.Var("X"), A.Var("MinTemp"))))
+    # declaratively the recursion ranges over every skip-chain (docs/semantics/etalis.md#etalis-A15)
+    assert _both(rules, "start_aggr@1 a(1)@2 a(2)@3 a(3)@4") == {
+        ("mce(100000)", 1, 1), ("mce(1)", 1, 2), ("mce(1)", 1, 3), ("mce(2)", 1, 3), ("mce(1)", 1, 4),
+        ("mce(2)", 1, 4), ("mce(3)", 1, 4)}
+    # a static predicate of the rule base as the goal, binding the head variable through it
+    rules = "double(1, 2). double(2, 4).\nd(Y) <- a(X) seq b seq prolog(double(X, Y))."
+    assert _both(rules, "a(1)@1 a(3)@2 b@3") == {("d(2)", 1, 3)}
 
 
 @st.composite

@@ -80,8 +80,8 @@ def gen_aggregate_rule(ch: Chooser, head: str, heads: Sequence[str] = (),
     ``F`` is ``count``, ``sum(V)``, ``min(V)`` or ``max(V)``; ``START`` a :func:`gen_etalis_pattern` of depth 0..1
     over ``atoms`` and the earlier ``heads`` (never ``head``: the start may be recursive in ETALIS, but a generated
     recursive aggregate creates unboundedly many values); ``ITEM`` an atom over ``atoms`` and ``heads`` whose argument
-    is the aggregated variable ``V``, a start variable (a join) or ``_``; the head carries ``R``.  Sometimes the whole
-    body is under a window ``(..).w`` or a ``where`` on ``R``.
+    is the aggregated variable ``V``, a start variable (a join) or ``_``; the head carries ``R``; in 30% a count window
+    of 1..3 items.  Sometimes the whole body is under a window ``(..).w`` or a ``where`` on ``R``.
     """
     start, sb, _ = gen_etalis_pattern(ch, ch.integer(0, 1), heads, False, atoms)
     func = ch.choice(("count", "sum", "min", "max"))
@@ -93,7 +93,8 @@ def gen_aggregate_rule(ch: Chooser, head: str, heads: Sequence[str] = (),
     else:
         arg = ch.choice(["V", "V"] + join)
         f = f"{func}({arg})"
-    body = f"({start}) seq aggregate({f}, {item_name}({arg}), R)"
+    last = f", {ch.integer(1, 3)}" if ch.boolean(0.3) else ""       # a count window: the last 1..3 items
+    body = f"({start}) seq aggregate({f}, {item_name}({arg}), R{last})"
     shape = ch.choice(("plain", "plain", "window", "where"))
     if shape == "window":
         body = f"({body}).{ch.integer(1, 5)}"

@@ -226,6 +226,9 @@ def _pat(p: A.Pattern) -> str:
     if isinstance(p, A.Where):
         return f"({_pat(p.pattern)} where ({_cond(p.cond)}))"
     if isinstance(p, A.Aggregate):       # ETALIS compiles 'I1 seq aggregate(F, I2, R)' (compiler.P)
+        if p.count_window is not None:
+            raise UnsupportedError(f"ETALIS's aggregate/3 has no count window ({p}); the paper writes it in Prolog "
+                                   "(rule (23))")
         f = p.func if p.arg is None else f"{p.func}({p.arg})"
         return f"({_pat(p.start)} seq aggregate({f}, {p.item}, {p.result}))"
     if isinstance(p, A.Window):

@@ -39,10 +39,12 @@ def _pattern_variants(p: Any) -> Iterator[Any]:
         for x in _pattern_variants(p.pattern):
             yield A.Window(x, p.length)
     elif isinstance(p, A.Aggregate):
+        if p.count_window is not None:
+            yield A.Aggregate(p.start, p.func, p.arg, p.item, p.result)
         if p.func != "count":            # the simplest aggregate first (its result variable stays bound)
-            yield A.Aggregate(p.start, "count", None, p.item, p.result)
+            yield A.Aggregate(p.start, "count", None, p.item, p.result, p.count_window)
         for x in _pattern_variants(p.start):
-            yield A.Aggregate(x, p.func, p.arg, p.item, p.result)
+            yield A.Aggregate(x, p.func, p.arg, p.item, p.result, p.count_window)
 
 
 def simplifications(query_text: str) -> Iterator[str]:
