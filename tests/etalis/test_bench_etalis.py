@@ -74,7 +74,8 @@ def test_grid_shapes():
     assert {("W1", p, n, None) for p in ("chronological", "recent") for n in (10_000, 100_000)} <= cells
     assert {(wl, p, 100_000, 20) for wl in ("W2", "W3") for p in BE.POLICIES} <= cells
     assert max(n for wl, p, n, w in d.cells if p == "unrestricted" and w is None) <= 10_000  # n^2 results
-    assert {c[:2] for c in d.oracle_cases} == {(wl, p) for wl in ("W1", "W2", "W3") for p in BE.POLICIES}
+    assert {c[:2] for c in d.oracle_cases} == ({(wl, p) for wl in ("W1", "W2", "W3") for p in BE.POLICIES}
+                                               | {("WA", "unrestricted")})   # aggregates: unrestricted only
     assert dict(((c[0], c[1]), c[3]) for c in d.oracle_cases)[("W1", "unrestricted")] == (100, 300, 1000)
     assert max(n for *_x, n, _w in BE.make_grid("full").cells) == 1_000_000
     q = BE.make_grid("quick")
@@ -92,7 +93,7 @@ def test_json_shape(quick_json):
         assert ROW_KEYS <= set(r), ROW_KEYS - set(r)
         assert r["results"] >= 0 and r["stored"] <= r["stored_max"]
         assert len(r["chunk_us"]) == 10
-    assert set(rep["workload"]["programs"]) == {"W1", "W1ab", "W2", "W3"}
+    assert set(rep["workload"]["programs"]) == {"W1", "W1ab", "W2", "W3", "WA"}
     assert "peer" not in rep          # the quick grid runs the peer only when asked for
     assert rep["disagreements"] == []
     kinds = {t["target"].split(" (")[0] for t in rep["targets"]}
@@ -185,29 +186,45 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
 
     def fake_time_seq(n, window, policy, **kw):
         calls.append((n, window, policy, kw.get("purge")))
+        return timing(n, window, policy, kw.get("purge"))
+
+    def timing(n, window, policy, purge):
         if policy == "recent":
             raise peer.UnsupportedError("no ETALIS counterpart")
-        k = sum(1 for c in calls if c[2] == policy)
+        k = sum(1 for c in calls if c[:3] == calls[-1][:3])   # runs of this row so far
         wall, cpu = (2.0, 1.0) if k == 1 else (1.0, 0.5)       # first run slower (cold), then faster (warm)
-        return peer.SeqTiming(n, wall, cpu, policy, False, window if kw.get("purge") else None)
+        return peer.SeqTiming(n, wall, cpu, policy, False, window if purge else None)
+
+    def fake_time_program(rules, events, policy, *, purge_window=None, **kw):
+        calls.append((len(events), rules, policy, purge_window))
+        return timing(len(events), purge_window, policy, True)
 
     monkeypatch.setattr(peer, "unavailable_reason", lambda: None)
     monkeypatch.setattr(peer, "time_seq", fake_time_seq)
+    monkeypatch.setattr(peer, "time_program", fake_time_program)
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
     rows = rep["peer"]["rows"]
-    assert [r["policy"] for r in rows] == list(BE.POLICIES) and calls[0] == (300, 10, "unrestricted", True)
-    assert all(c[3] is True for c in calls)                    # ETALIS runs with the purge ceplab has
-    assert "error" in rows[2]
+    assert [(r["workload"], r["policy"]) for r in rows] == (
+        [("W1", p) for p in BE.POLICIES] + [("W3", p) for p in BE.POLICIES] + [("WA", "unrestricted")])
+    assert calls[0] == (300, 10, "unrestricted", True)
+    assert all(c[3] for c in calls)                            # ETALIS runs with the purge ceplab has
+    # the hierarchy with its windows; the aggregate without (ETALIS has no aggregate in a labelled rule), purged
+    # one tick earlier (module docstring of the bench)
+    w3 = [c for c in calls if isinstance(c[1], str) and "l3(X)" in c[1]]
+    wa = [c for c in calls if isinstance(c[1], str) and "aggregate" in c[1]]
+    assert w3 and all(c[1] == BE.WORKLOADS["W3"].text(10) and c[3] == 10 for c in w3)
+    assert wa and all(c[1] == BE.WORKLOADS["WA"].text(None) and c[3] == 9 for c in wa)
+    assert "error" in rows[2] and "error" in rows[6]
     for i, r in enumerate(rows):
-        if i == 2:
+        if i in (2, 6):
             continue
-        assert r["purge_window"] == 10
+        assert r["purge_window"] == (9 if r["workload"] == "WA" else 10)
         for clk in ("cpu", "wall"):
             assert r[f"our_{clk}_clock"] == r[f"peer_{clk}_clock"] == clk
             assert r[f"ratio_{clk}"] == pytest.approx(r[f"our_{clk}_warm_eps"] / r[f"peer_{clk}_warm_eps"])
             assert r[f"cold_ratio_{clk}"] == pytest.approx(r[f"our_{clk}_cold_eps"] / r[f"peer_{clk}_cold_eps"])
         assert r["peer_cpu_warm_eps"] == pytest.approx(300 / 0.5) and r["peer_wall_cold_eps"] == pytest.approx(150)
-    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 3
+    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 7
     from rich.console import Console
     buf = io.StringIO()
     BE.render(rep, Console(file=buf, width=3000))
@@ -222,3 +239,19 @@ def test_ratio_refuses_mixed_clocks():
     from ceplab.workbench.bench.harness import Timing, ratio
     with pytest.raises(ValueError):
         ratio(Timing.of_runs("cpu", [1.0], 10), Timing.of_runs("wall", [1.0], 10))
+
+
+def test_peer_aggregate_row_computes_the_windowed_results():
+    """The WA peer row runs ETALIS on the unwindowed rule with the goals purged after w-1 ticks: on the bench stream
+    (one event per tick) that is exactly the windowed program's answer, which ceplab's engine computes."""
+    from ceplab.engine.etalis import evaluator
+    from ceplab.semantics.etalis.options import Options
+    from ceplab.workbench.langs.etalis import peer
+    reason = peer.unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    w = BE.TARGET_WINDOW
+    evs = BE.workload_events("WA", 1500)
+    ours = set(evaluator(BE.parse_workload("WA", w), Options()).run(evs))
+    theirs = peer.run_etalis(BE.WORKLOADS["WA"].text(None), evs, "unrestricted", purge_window=w - 1).results
+    assert ours and theirs == ours

@@ -298,17 +298,21 @@ peer_delf_2(L, goal(event(A), event(B, [T1, T2]), event(C))) :-
 _NO_PURGE = "peer_purge(_).\n"
 
 #: The window purge (``{window}`` ticks): after each event ending at tick ``Now``, retract the stored goals
-#: ``etr_db/5,6`` (``etr_db(End, Start, Occurred, Awaited, Target[, Label])``) that started before
-#: ``Now - window``.  Such a goal can never complete within an ``event_rule_window`` of ``window`` (later
-#: events end at ``>= Now``), so the purge changes no result; it is what ceplab's engine does with a window.
+#: ``etr_db/5,6`` (``etr_db(End, Start, Occurred, Awaited, Target[, Label])``) and the aggregate goals
+#: ``etr_db(aggregate_goal(event(Start_event, [Start, End]), F, Value))`` that started before ``Now - window``.
+#: Such a goal can never complete (or update) a result within an ``event_rule_window`` of ``window`` (later events
+#: end at ``>= Now``), so the purge changes no result; it is what ceplab's engine does with a window.
 _PURGE = r"""
+:- dynamic(etr_db/1).
 :- dynamic(etr_db/5).
 :- dynamic(etr_db/6).
 peer_old(datime(_,_,_,_,_,S,_), Lim) :- S < Lim.
 peer_purge(Now) :-
     Lim is Now - {window},
     forall(( clause(etr_db(A, B, C, D, E), true), peer_old(B, Lim) ), retract(etr_db(A, B, C, D, E))),
-    forall(( clause(etr_db(A, B, C, D, E, L), true), peer_old(B, Lim) ), retract(etr_db(A, B, C, D, E, L))).
+    forall(( clause(etr_db(A, B, C, D, E, L), true), peer_old(B, Lim) ), retract(etr_db(A, B, C, D, E, L))),
+    forall(( clause(etr_db(G), true), G = aggregate_goal(event(_, [B, _]), _, _), peer_old(B, Lim) ),
+           retract(etr_db(G))).
 """
 
 _DRIVER = r"""
@@ -452,7 +456,7 @@ def _flag_for(policy: str, etalis_flag: str | None, patch: bool | None) -> tuple
 
 def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], policy: str = "unrestricted",
                timeout_s: float = 60, *, etalis_flag: str | None = None,
-               patch_delf: bool | None = None) -> PeerResult:
+               patch_delf: bool | None = None, purge_window: int | None = None) -> PeerResult:
     """Run the real ETALIS on ``rules_text`` and ``events`` and collect what it fired.
 
     Args:
@@ -470,6 +474,8 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
             has none, so without them every consuming operator silently never fires under those flags).
             None (default): only when the flag was reached through ``policy``; ``etalis_flag`` runs ETALIS
             unmodified unless True is given.  Ignored for the other flags.
+        purge_window: retract after each event the goals that started more than this many ticks ago
+            (:data:`_PURGE`, as :func:`time_program`), or None (default: ETALIS keeps every goal).
 
     Returns:
         :class:`PeerResult` with the set of derived ``(atom_text, start, end)`` (ticks), the raw number of
@@ -489,7 +495,8 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
     src = etalis_source(program)
     events = list(events)
     with tempfile.TemporaryDirectory(prefix="ceplab-etalis-") as d:
-        text = _run_swipl(Path(d), src, _render_events(events), flag, True, timeout_s, patched)
+        text = _run_swipl(Path(d), src, _render_events(events), flag, True, timeout_s, patched,
+                          purge_window=purge_window)
     nums: dict[str, float] = {}
     results: set[tuple[str, int, int]] = set()
     firings = 0
@@ -590,6 +597,46 @@ def time_seq(n_events: int, window: int | None = 10, policy: str = "unrestricted
                         "prefix; its cost grows with the stored goals, which nothing expires)")
     return SeqTiming(n_events, wall, nums.get("cpu", 0.0), flag, patched,
                      int(window) if purge and window is not None else None)
+
+
+def time_program(rules_text: str | A.Program, events: Sequence[StreamEvent], policy: str = "unrestricted", *,
+                 purge_window: int | None = None, budget_s: float = 120, timeout_s: float | None = None,
+                 etalis_flag: str | None = None, patch_delf: bool | None = None) -> SeqTiming:
+    """Time ETALIS on any rule file and stream (the feed loop only, as :func:`time_seq`): what the benchmark
+    compares ceplab's engine with on its other workloads (a rule hierarchy, aggregates).
+
+    Args:
+        rules_text: an ETALIS rule file in our syntax, or a parsed program (rendered by :func:`etalis_source`).
+        events: the stream, in order.
+        policy, etalis_flag, patch_delf: as :func:`run_etalis`.
+        purge_window: retract after each event the goals that started more than this many ticks ago
+            (:data:`_PURGE`; use the rules' window, which makes the purge change no result), or None.
+        budget_s: stop feeding after this many seconds (then :class:`PeerError`).
+        timeout_s: wall-clock limit of the whole swipl run (default ``budget_s + 120``).
+
+    Returns:
+        :class:`SeqTiming`.
+
+    Raises:
+        PeerError: the peer is unavailable or fails, or did not feed the whole stream within ``budget_s``.
+        UnsupportedError: as :func:`run_etalis`.
+    """
+    from ceplab.semantics.etalis.parser import parse
+
+    flag, patched = _flag_for(policy, etalis_flag, patch_delf)
+    program = rules_text if isinstance(rules_text, A.Program) else parse(rules_text, check=False)
+    events = list(events)
+    with tempfile.TemporaryDirectory(prefix="ceplab-etalis-") as d:
+        text = _run_swipl(Path(d), etalis_source(program), _render_events(events), flag, False,
+                          budget_s + 120 if timeout_s is None else timeout_s, patched, budget_s, purge_window)
+    nums = {m.group(1): float(m.group(2)) for m in map(_NUM_LINE.match, text.splitlines()) if m}
+    wall = nums.get("wall", 0.0)
+    fed = int(nums.get("fed", len(events)))
+    if fed < len(events):
+        raise PeerError(f"ETALIS ({flag}{', patched' if patched else ''}) fed only {fed:,} of {len(events):,} events "
+                        f"within the {budget_s:g} s budget ({fed / wall if wall > 0 else 0:,.0f} events/s on that "
+                        "prefix)")
+    return SeqTiming(len(events), wall, nums.get("cpu", 0.0), flag, patched, purge_window)
 
 
 def bench_seq(n_events: int, window: int | None = 10, policy: str = "unrestricted", *, seed: int = 1,
