@@ -36,9 +36,10 @@ ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
 Options: ``not_local_vars``, ``proper_intervals_only``, ``window``, ``not_reading``, ``during_result`` and the
 relation switches ``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``
-(docs/semantics/etalis.md#etalis-A23 to #etalis-A26; every result is still the hull of its operands, or the contained operand under ``during_result``)
-are implemented.  Without a ``during`` node ``during_result="contained"`` changes nothing; with one, GC is disabled (a
-result may end before the clock) and, when the program also has ``not``, see "Contained DURING with not(..)".
+(docs/semantics/etalis.md#etalis-A23 to #etalis-A26; every result is still the hull of its operands, or the
+contained operand under ``during_result``) are implemented.  Without a ``during`` node ``during_result="contained"``
+changes nothing; with one, GC is disabled (a result may end before the clock) and, when the program also has
+``not``, see "Contained DURING with not(..)".
 
 Contained DURING with not(..) (docs/semantics/etalis.md#etalis-A5, #etalis-9.5.9).  ``p1 during p2`` with
 ``during_result="contained"`` yields ``<s1,e1>``, which ends before the container that completes it, so an instance
