@@ -46,7 +46,7 @@ from ceplab.asp.etalis_terms import ClingoVars, atom, clingo_int, comment, decod
 from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_string, isolated
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize, check_aggregates
 from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 from ceplab.semantics.etalis.streams import StreamEvent
@@ -85,6 +85,7 @@ class _Compiler:
         self.lines.append(s)
 
     def compile(self) -> Compiled:
+        check_termination_under(self.prog, self.o)   # A14 under the relation switches (A24-A26, A5)
         for s in self.prog.static_rules:
             vs = ClingoVars()
             head = f"sa({atom(s.head.name, s.head.args, vs)})"
@@ -154,18 +155,24 @@ class _Compiler:
                 # instead of all pairs (same rows of Figure 2, relation and hull unchanged)
                 L = self.bucketed(lc, vs, q, "B1", "S1", "E1")
                 R = f"near(B1,B2), {self.bucketed(rc, vs, q, 'B2', 'S2', 'E2')}"
+            any_start = op == "finishes" and o.finishes_start == "any"
             if win:
                 fit = {"seq": ", E2-S1<={q}", "meets": ", E2-S1<={q}", "equals": ", E1-S1<={q}",
                        "starts": ", E2-S2<={q}", "finishes": ", E2-S2<={q}", "during": ", E2-S2<={q}",
                        "and": ", E-S<={q}", "par": ", E-S<={q}", "or": ""}[op].format(q=q)
                 if op == "during" and o.during_result == "contained":
                     fit = f", E1-S1<={q}"
+                if any_start:      # the result is the hull, which may start at S1 (A26)
+                    fit = f", E-S<={q}"
             if op == "seq":        # e1 < s2 (before)
                 self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1<S2{fit}.")
             elif op == "and":      # any relation
                 self.emit(f"h({n},{V},S,E) :- {L}, {R}, {hull}{fit}.")
-            elif op == "par":      # max(s1,s2) < min(e1,e2): positive overlap
+            elif op == "par" and o.par_overlap == "positive":   # max(s1,s2) < min(e1,e2): positive overlap
                 self.emit(f"h({n},{V},S,E) :- {L}, {R}, S1<E2, S2<E1, S1<E1, S2<E2, {hull}{fit}.")
+            elif op == "par":      # starts_before_end (A23): the operand ending later starts before the other ends
+                self.emit(f"h({n},{V},S,E) :- {L}, {R}, E1<=E2, S2<E1, {hull}{fit}.")
+                self.emit(f"h({n},{V},S,E) :- {L}, {R}, E2<=E1, S1<E2, {hull}{fit}.")
             elif op == "or":       # union; range restricted (A6)
                 self.emit(f"h({n},{V},S1,E1) :- {L}.")
                 self.emit(f"h({n},{V},S2,E2) :- {R}.")
@@ -173,13 +180,17 @@ class _Compiler:
                 self.emit(f"h({n},{V},S1,E1) :- {L}, {R}, S1=S2, E1=E2{proper}{fit}.")
             elif op == "meets":
                 self.emit(f"h({n},{V},S1,E2) :- {L}, {R}, E1=S2{proper}{fit}.")
-            elif op == "during":   # s2 < s1 < e1 < e2; result: container (A5) or contained
+            elif op == "during":   # s2 < s1 < e1 < e2 (inclusive, A25: s2 <= s1, e1 <= e2); result: A5
                 res = "S2,E2" if o.during_result == "container" else "S1,E1"
-                self.emit(f"h({n},{V},{res}) :- {L}, {R}, S2<S1, S1<E1, E1<E2{fit}.")
-            elif op == "starts":   # s1 = s2, e1 < e2; result = p2
-                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, S1=S2, E1<E2{proper}{fit}.")
-            elif op == "finishes":  # e1 = e2, s2 < s1; result = p2
+                rel = "S2<S1, S1<E1, E1<E2" if o.during_bounds == "strict" else f"S2<=S1, E1<=E2{proper}"
+                self.emit(f"h({n},{V},{res}) :- {L}, {R}, {rel}{fit}.")
+            elif op == "starts":   # s1 = s2, e1 < e2 (inclusive, A24: e1 <= e2); result = p2
+                rel = "E1<E2" if o.starts_end == "strict" else "E1<=E2"
+                self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, S1=S2, {rel}{proper}{fit}.")
+            elif op == "finishes" and not any_start:  # e1 = e2, s2 < s1; result = p2
                 self.emit(f"h({n},{V},S2,E2) :- {L}, {R}, E1=E2, S2<S1{proper}{fit}.")
+            elif op == "finishes":  # any start (A26): e1 = e2; result = the hull <min(s1,s2), e1>
+                self.emit(f"h({n},{V},S,E) :- {L}, {R}, E1=E2, {hull}{proper}{fit}.")
             else:
                 raise UnsupportedError(f"oracle: unknown operator {op}")
         elif isinstance(p, A.Not):

@@ -48,7 +48,7 @@ from ceplab.asp.etalis_terms import TieResult, ClingoVars, atom, clingo_int, com
 from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undecided, isolated
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize, walk as _walk
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
@@ -118,6 +118,24 @@ _REL = {  # op -> (relation literals on l=(S1,E1), r=(S2,E2), result start, resu
 _PROPER = ("equals", "meets", "starts", "finishes")  # proper_intervals_only adds S1<E1, S2<E2 (A9)
 
 
+def _relation(op: str, o: Options) -> list[tuple[list[str], str, str]]:
+    """The alternatives of :data:`_REL` for ``op`` under the relation switches of ``o`` (one body per alternative):
+    ``par_overlap="starts_before_end"`` (A23) is two alternatives, ``starts_end``, ``during_bounds`` (with
+    ``proper_intervals_only``, then also for ``during``) and ``finishes_start`` (hull result) relax one test
+    (docs/semantics/etalis.md#etalis-A23 to #etalis-A26)."""
+    rels, rs, re_ = _REL[op]
+    proper = ["S1<E1", "S2<E2"] if o.proper_intervals_only else []
+    if op == "par" and o.par_overlap == "starts_before_end":
+        return [(["E1<=E2", "S2<E1"], rs, re_), (["E2<=E1", "S1<E2"], rs, re_)]
+    if op == "during" and o.during_bounds == "inclusive":
+        return [(["S2<=S1", "E1<=E2"] + proper, rs, re_)]
+    if op == "starts" and o.starts_end == "inclusive":
+        return [(["S1=S2", "E1<=E2"] + proper, rs, re_)]
+    if op == "finishes" and o.finishes_start == "any":
+        return [(["E1=E2"] + proper, "HULL", "HULL")]
+    return [(list(rels) + (proper if op in _PROPER else []), rs, re_)]
+
+
 @dataclass
 class Compiled:
     """The query-specific ASP text.
@@ -153,6 +171,7 @@ class _Compiler:
 
     def compile(self) -> Compiled:
         o = self.o
+        check_termination_under(self.prog, o)   # A14 under the relation switches (A24-A26, A5)
         self.base.append(f"policy({o.policy}).")
         if self.kind != "off":
             self.base.append("ipol_on.")
@@ -246,21 +265,18 @@ class _Compiler:
         op = p.pattern.op
         left, right = p.children
         o = right if n is left else left
-        rels, rs, re_ = _REL[op]
-        rels = list(rels)
-        if op in _PROPER and self.o.proper_intervals_only:
-            rels += ["S1<E1", "S2<E2"]
-        if op == "during" and self.o.during_result == "contained":
-            rs, re_ = "S1", "E1"
-        if rs == "HULL":
-            rels += ["HS=(S1+S2-|S1-S2|)/2", "HE=(E1+E2+|E1-E2|)/2"]
-        else:
-            rels += [f"HS={rs}", f"HE={re_}"]
-        if p.window is not None:
-            rels.append(f"HE-HS<={p.window}")
         se_n, se_o = (("S1", "E1"), ("S2", "E2")) if n is left else (("S2", "E2"), ("S1", "E1"))
-        self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
-                  f"{_CUR}(k,{o.id},T,K,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
+        for rels, rs, re_ in _relation(op, self.o):
+            if op == "during" and self.o.during_result == "contained":
+                rs, re_ = "S1", "E1"
+            if rs == "HULL":
+                rels += ["HS=(S1+S2-|S1-S2|)/2", "HE=(E1+E2+|E1-E2|)/2"]
+            else:
+                rels += [f"HS={rs}", f"HE={re_}"]
+            if p.window is not None:
+                rels.append(f"HE-HS<={p.window}")
+            self.emit(f"cand(k,T,act({p.id},{self.V(p.names)},HS,HE)) :- {self.live(n, *se_n)}, "
+                      f"{_CUR}(k,{o.id},T,K,{self.V(o.names)},{se_o[0]},{se_o[1]}), {', '.join(rels)}.")
         if not (op == "seq" and n is right):  # no later instance can complete the right of seq
             self.emit_insert_with_key(n, set(o.names))
 
@@ -472,7 +488,8 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         events: stream events in arrival order (non-decreasing ends; ties in sequence order, which is the
             ``position`` of ETALIS-P 3).  Times are integer ticks.
         options: ``policy`` (``"chronological" | "recent" | "recent_lifo"``), ``interval_policy``, ``window``,
-            ``proper_intervals_only``, ``during_result``, ``not_local_vars``; ``not_reading`` is per witness.
+            ``proper_intervals_only``, ``during_result``, ``not_local_vars``, the relation switches ``par_overlap``,
+            ``starts_end``, ``during_bounds``, ``finishes_start``; ``not_reading`` is per witness.
         limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
         include_input: also return dispatched stream events of non-derived predicates.
         max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.

@@ -2,13 +2,14 @@
 
 ::
 
-    ceplab run LANG QUERY STREAM [--oracle [--stats] [--segments N]|--engine] [--set K=V]... [--json]
-    ceplab compare LANG QUERY STREAM [--set K=V]... [--engine-time S] [--engine-memory MIB] [--json]
+    ceplab run LANG QUERY STREAM [--oracle [--stats] [--segments N]|--engine] [--profile P] [--set K=V]... [--json]
+    ceplab compare LANG QUERY STREAM [--profile P] [--set K=V]... [--engine-time S] [--engine-memory MIB] [--json]
         exit 0 agree, 1 disagree, 2 bad input, 3 undecided, 5 engine limit
     ceplab fuzz LANG|all [--cases N] [--length L] [--seed S] [--master URL] [--out DIR]
         [--engine-time S] [--engine-memory MIB] [--json]
     ceplab fuzz LANG|all --malformed [--cases N] [--seed S] [--master URL|--remote URL] [--out DIR]
-    ceplab check LANG QUERY STREAM [--segment-events N] [--master URL] [--out DIR] [--json]
+    ceplab check LANG QUERY STREAM [--profile P] [--set K=V]... [--segment-events N] [--master URL] [--out DIR]
+        [--json]
     ceplab papers-check [PAPER] [--json]
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab bench mutants|oracles [LANG] ...
@@ -18,8 +19,10 @@
 
 Languages are the plugins registered under the entry-point group ``ceplab.languages``
 (:mod:`ceplab.workbench.language`); this module names none of them. ``ceplab languages`` lists them
-with their switches (``--set NAME=VALUE``), their extra inputs (``--NAME VALUE`` on ``run`` and
-``compare``, e.g. a static graph) and their peers (``compare --peer NAME``).
+with their switches (``--set NAME=VALUE``), their profiles (named sets of switch values, ``--profile NAME`` on
+``run``, ``compare`` and ``check``: the profile's values first, then ``--set``; ``run --help`` lists them too),
+their extra inputs (``--NAME VALUE`` on ``run`` and ``compare``, e.g. a static graph) and their peers
+(``compare --peer NAME``).
 
 Errors: every :class:`ceplab.semantics.errors.CeplabError` is printed on stderr as one message
 (``file:line:column: message`` for bad input) and exits with the code
@@ -41,6 +44,7 @@ from pathlib import Path
 from typing import Any, List, NoReturn, Optional
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.table import Table
 
@@ -202,10 +206,39 @@ def _language_inputs(lang: Any, q: Any, extra: List[str]) -> Any:
 _EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _load(lang: Any, query: Path, stream: Path, sets: List[str]) -> tuple[Any, str, Any, Any]:
-    from ceplab.workbench.compare import options_from_kv
+def _profiles_text() -> str:
+    """One paragraph per profile of every registered language (``Language.profiles``): ``LANG NAME: k=v, ...``."""
+    from ceplab.workbench import language
 
-    options = options_from_kv(lang.options, sets)
+    rows = []
+    for name in language.names():
+        try:
+            L = language.get(name)
+        except Exception:  # a broken plugin is reported by `ceplab languages`, not by --help
+            continue
+        for prof, values in (L.profiles or {}).items():
+            rows.append(f"{L.name} {prof}: " + ", ".join(f"{k}={v}" for k, v in values.items()))
+    return ("Profiles (--profile NAME; --set overrides their values):\n\n" + "\n\n".join(rows)) if rows else ""
+
+
+class _WithProfiles(typer.core.TyperCommand):
+    """A command whose ``--help`` ends with the profiles of the registered languages (built from the registry when
+    the help is shown, so the CLI names no language)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.epilog = _profiles_text() or None
+        super().format_help(ctx, formatter)
+
+
+_PROFILE_HELP = ("a named set of switch values of the language (listed below and by `ceplab languages`); --set "
+                 "overrides its values")
+
+
+def _load(lang: Any, query: Path, stream: Path, sets: List[str],
+          profile: Optional[str] = None) -> tuple[Any, str, Any, Any]:
+    from ceplab.workbench.compare import options_from_kv, profile_values
+
+    options = options_from_kv(lang.options, sets, profile_values(lang, profile))
     q = lang.parse_file(query)
     text = Path(query).read_text(encoding="utf-8")
     s = lang.read_stream(stream)
@@ -223,7 +256,7 @@ def _fmt(lang: Any, r: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- run
-@app.command(context_settings=_EXTRA_ARGS)
+@app.command(context_settings=_EXTRA_ARGS, cls=_WithProfiles)
 def run(ctx: typer.Context,
         lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
         query: Path = typer.Argument(..., help="query file in the language's concrete syntax"),
@@ -232,6 +265,7 @@ def run(ctx: typer.Context,
         engine: bool = typer.Option(False, "--engine", help="evaluate with the incremental engine "
                                     "(default)"),
         sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE (repeatable)"),
+        profile: Optional[str] = typer.Option(None, "--profile", help=_PROFILE_HELP),
         timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
         show_stats: bool = typer.Option(False, "--stats", help="with --oracle: print the oracle's ground "
                                         "rules and atoms, grounding and solving time and solve calls"),
@@ -259,7 +293,7 @@ def run(ctx: typer.Context,
     L = _lang(lang)
     stats = None
     try:
-        q, text, s, options = _load(L, query, stream, sets)
+        q, text, s, options = _load(L, query, stream, sets, profile)
         q = _language_inputs(L, q, list(ctx.args))
         if oracle and segments is not None:
             results, undecided, secs, stats, path = _segmented(L, q, s, options, _limits(timeout), segments, query)
@@ -349,12 +383,13 @@ def _stats_json(stats: Any) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- compare
-@app.command(context_settings=_EXTRA_ARGS)
+@app.command(context_settings=_EXTRA_ARGS, cls=_WithProfiles)
 def compare(ctx: typer.Context,
             lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
             query: Path = typer.Argument(..., help="query file"),
             stream: Path = typer.Argument(..., help="stream file"),
             sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
+            profile: Optional[str] = typer.Option(None, "--profile", help=_PROFILE_HELP),
             timeout: Optional[float] = typer.Option(None, "--timeout", help="oracle time limit (s)"),
             peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine on the same "
                                                "input and compare it with the oracle (the language's peers: "
@@ -376,7 +411,7 @@ def compare(ctx: typer.Context,
         raise _bad_input(f"ceplab: unknown peer {peer!r} for {lang}; known: {', '.join(peers) or 'none'}")
     peer_res = None
     try:
-        q, _text, s, options = _load(L, query, stream, sets)
+        q, _text, s, options = _load(L, query, stream, sets, profile)
         q = _language_inputs(L, q, list(ctx.args))
         rep = do_compare(L, q, s, options, _limits(timeout),
                          EngineLimits(**_engine_kw(engine_time, engine_memory)))
@@ -457,12 +492,13 @@ def generate(lang: str = typer.Argument(..., help="a registered language with a 
 
 
 # ----------------------------------------------------------------------------- check
-@app.command()
+@app.command(cls=_WithProfiles)
 def check(lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
           query: Path = typer.Argument(..., help="query file (a query the language declares local: windowed)"),
           stream: Path = typer.Argument(..., help="stream file (one long stream), or a dataset written by "
                                         "`ceplab generate`"),
           sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
+          profile: Optional[str] = typer.Option(None, "--profile", help=_PROFILE_HELP),
           stream_id: int = typer.Option(0, "--stream", min=0, help="with a generated dataset: which stream"),
           segment_events: int = typer.Option(2000, "--segment-events", min=1, help="owned events per oracle "
                                              "segment"),
@@ -494,13 +530,13 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
         from ceplab.workbench import generate as G
 
         if G.is_dataset(stream):
-            from ceplab.workbench.compare import options_from_kv
+            from ceplab.workbench.compare import options_from_kv, profile_values
 
-            options = options_from_kv(L.options, sets)
+            options = options_from_kv(L.options, sets, profile_values(L, profile))
             q, text = L.parse_file(query), Path(query).read_text(encoding="utf-8")
             s = G.read_stream(L, stream, stream_id)
         else:
-            q, text, s, options = _load(L, query, stream, sets)
+            q, text, s, options = _load(L, query, stream, sets, profile)
         if master is not None or remote is not None:
             from ceplab.workbench.spark import spark_session
 
@@ -900,7 +936,7 @@ def _switches(L: Any) -> list[dict]:
 
 @app.command("languages")
 def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-    """The registered languages (entry-point group ceplab.languages): switches, inputs, peers."""
+    """The registered languages (entry-point group ceplab.languages): switches, profiles, inputs, peers."""
     from ceplab.workbench import language
 
     langs = []
@@ -911,6 +947,7 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
             langs.append({"name": name, "error": f"{type(e).__name__}: {e}"})
             continue
         langs.append({"name": L.name, "paper": L.paper, "switches": _switches(L),
+                      "profiles": {k: dict(v) for k, v in (L.profiles or {}).items()},
                       "inputs": [{"name": i.name, "kind": i.kind, "help": i.help} for i in L.inputs],
                       "peers": [{"name": p.name, "help": p.help} for p in L.peers.values()],
                       "fuzz": L.random_case is not None, "benchmark": L.benchmark is not None,
@@ -919,17 +956,19 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
         _emit_json({"group": language.ENTRY_POINT_GROUP, "languages": langs})
         return
     t = Table(title=f"ceplab languages (entry points {language.ENTRY_POINT_GROUP})")
-    for c in ("language", "paper", "switches (default first)", "inputs", "peers"):
+    for c in ("language", "paper", "switches (default first)", "profiles (--profile)", "inputs", "peers"):
         t.add_column(c, overflow="fold")
     for x in langs:
         if "error" in x:
-            t.add_row(x["name"], f"[red]{x['error']}[/]", "", "", "")
+            t.add_row(x["name"], f"[red]{x['error']}[/]", "", "", "", "")
             continue
         sw = "\n".join(f"{s['name']}: " + (", ".join(map(str, [s["default"]] + [v for v in s["values"]
                                                                              if v != s["default"]]))
                                           if isinstance(s["values"], list) else f"{s['values']} = {s['default']}")
                        for s in x["switches"])
-        t.add_row(x["name"], x["paper"], sw or "-",
+        prof = "\n".join(f"{k}: " + ", ".join(f"{n}={v}" for n, v in vals.items())
+                         for k, vals in x["profiles"].items())
+        t.add_row(x["name"], x["paper"], sw or "-", prof or "-",
                   "\n".join(f"--{i['name']} ({i['kind']}): {i['help']}" for i in x["inputs"]) or "-",
                   "\n".join(f"{p['name']}: {p['help']}" for p in x["peers"]) or "-")
     out.print(t)

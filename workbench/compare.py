@@ -9,7 +9,8 @@ depends on the stream (e.g. the first event at which the clock reaches the resul
 prefix entails it) gives ``Language.result_positions`` instead. A result emitted twice or at the
 wrong position is a disagreement with a description in ``Report.problems``.
 
-:func:`options_from_kv` turns ``--set NAME=VALUE`` strings into an ``Options`` value.
+:func:`options_from_kv` turns ``--set NAME=VALUE`` strings (over a ``--profile``'s values,
+:func:`profile_values`) into an ``Options`` value.
 
 The engine runs under a per-case limit (:class:`ceplab.workbench.limits.EngineLimits`, by default
 10 s and 2048 MiB): an engine that overruns it is stopped and the report's verdict is
@@ -80,10 +81,27 @@ def _convert(raw: str, tp: Any, name: str) -> Any:
     return raw
 
 
-def options_from_kv(options_cls: type, items: Iterable[str] | None) -> Any:
+def profile_values(lang: Any, name: str | None) -> dict[str, Any]:
+    """The switch values of the language's profile ``name`` (``Language.profiles``, ``--profile NAME``); ``{}``
+    for None.
+
+    Raises:
+        OptionError: ``lang`` has no profile ``name`` (the message lists the ones it has).
+    """
+    if name is None:
+        return {}
+    profiles = getattr(lang, "profiles", None) or {}
+    if name not in profiles:
+        raise OptionError(f"unknown profile {name!r} for {lang.name}; its profiles: "
+                          + (", ".join(profiles) or "none"), "--profile")
+    return dict(profiles[name])
+
+
+def options_from_kv(options_cls: type, items: Iterable[str] | None, base: Mapping[str, Any] | None = None) -> Any:
     """Build ``options_cls(**{name: value})`` from ``["name=value", ...]``.
 
-    Values are converted by the field's annotation (``Literal`` choices, bool, int, float, str).
+    Values are converted by the field's annotation (``Literal`` choices, bool, int, float, str).  ``base``
+    (typed values, e.g. a profile's, :func:`profile_values`) is applied first; ``items`` override it.
 
     Raises:
         OptionError: malformed item (no ``=``), unknown name (the message lists the known ones),
@@ -97,6 +115,11 @@ def options_from_kv(options_cls: type, items: Iterable[str] | None) -> Any:
     except Exception:  # pragma: no cover - unresolvable annotations: treat as strings
         hints = {}
     kw: dict[str, Any] = {}
+    for name, value in (base or {}).items():
+        if name not in fields:
+            raise OptionError(f"the profile sets an unknown switch {name!r}; known: {', '.join(fields)}",
+                              "--profile")
+        kw[name] = value
     for item in items or ():
         name, eq, raw = item.partition("=")
         name, raw = name.strip(), raw.strip()

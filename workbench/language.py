@@ -236,6 +236,12 @@ class Language:
         case_extras: ``(query_text) -> JSON object or None``: anything beyond the query text and the
             stream a reproducer should show (e.g. inline background knowledge).
 
+    Switches:
+        profiles: named sets of switch values, ``{profile name: {Options field: value}}`` (``--profile NAME`` on
+            ``run``, ``compare`` and ``check``: the profile's values first, then ``--set`` overrides them); e.g. the
+            readings of a reference implementation where it departs from the paper. Empty when the language has
+            none; listed by ``ceplab languages`` and ``ceplab run --help``.
+
     Data and inputs:
         real_cases: ``() -> list of (name, query_text, stream)``: the bundled real-data cases.
         papers_dir: the folder of the paper's worked examples (``papers-check/<lang>``), or None.
@@ -303,6 +309,7 @@ class Language:
     paper_format: PaperFormat = field(default_factory=PaperFormat)
     inputs: tuple[Input, ...] = ()
     declared_options: Callable[[Query, Options, set[str], str | None], tuple[Options, list[str]]] | None = None
+    profiles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     peers: Mapping[str, Peer] = field(default_factory=dict)
     benchmark: Callable[[], Any] | None = None
     mutants: Callable[[], tuple[Mutant, ...]] | None = None

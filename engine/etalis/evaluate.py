@@ -34,9 +34,12 @@ rejection of arithmetic in event patterns and of A6 negation clashes) is
 (:func:`check_integer_program`).  Source: Anicic et al. 2012, "Stream reasoning and complex event processing in
 ETALIS", Semantic Web 3(4), section 3 (event-driven backward chaining).
 
-Options: ``not_local_vars``, ``proper_intervals_only``, ``window``, ``not_reading`` and ``during_result`` are
-implemented.  Without a ``during`` node ``during_result="contained"`` changes nothing; with one, GC is disabled (a
-result may end before the clock) and, when the program also has ``not``, see "Contained DURING with not(..)".
+Options: ``not_local_vars``, ``proper_intervals_only``, ``window``, ``not_reading``, ``during_result`` and the
+relation switches ``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``
+(docs/semantics/etalis.md#etalis-A23 to #etalis-A26; every result is still the hull of its operands, or the
+contained operand under ``during_result``) are implemented.  Without a ``during`` node ``during_result="contained"``
+changes nothing; with one, GC is disabled (a result may end before the clock) and, when the program also has
+``not``, see "Contained DURING with not(..)".
 
 Contained DURING with not(..) (docs/semantics/etalis.md#etalis-A5, #etalis-9.5.9).  ``p1 during p2`` with
 ``during_result="contained"`` yields ``<s1,e1>``, which ends before the container that completes it, so an instance
@@ -80,7 +83,7 @@ from typing import Any, Iterator, Optional
 
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 
@@ -443,6 +446,7 @@ class Evaluator:
                 negation clashes (:mod:`ceplab.semantics.etalis.binarize`).
         """
         check_integer_program(program)     # floats, '/' (the engine's own integer-data check)
+        check_termination_under(program, options)   # A14 under the relation switches (A24-A26, A5)
         roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
         self.o = options
@@ -859,6 +863,10 @@ class Evaluator:
         op = p.kind
         proper = self.o.proper_intervals_only
         contained = self.contained
+        par_positive = self.o.par_overlap == "positive"        # the relation switches (A23-A26)
+        starts_strict = self.o.starts_end == "strict"
+        during_strict = self.o.during_bounds == "strict"
+        finishes_strict = self.o.finishes_start == "strict"
         build = p.build
         for g in bucket:
             lf, rf = (f, g) if left else (g, f)
@@ -871,7 +879,10 @@ class Evaluator:
             elif op == "and":
                 res = (min(s1, s2), max(e1, e2))
             elif op == "par":
-                if not (s1 < e2 and s2 < e1 and s1 < e1 and s2 < e2):
+                if par_positive:
+                    if not (s1 < e2 and s2 < e1 and s1 < e1 and s2 < e2):
+                        continue
+                elif not ((e1 <= e2 and s2 < e1) or (e2 <= e1 and s1 < e2)):   # A23: starts_before_end
                     continue
                 res = (min(s1, s2), max(e1, e2))
             elif op == "equals":
@@ -883,13 +894,21 @@ class Evaluator:
                     continue
                 res = (s1, e2)
             elif op == "during":
-                if not (s2 < s1 < e1 < e2):
+                if during_strict:
+                    if not (s2 < s1 < e1 < e2):
+                        continue
+                elif not (s2 <= s1 and e1 <= e2) or (proper and not (s1 < e1 and s2 < e2)):   # A25: inclusive
                     continue
                 res = (s1, e1) if contained else (s2, e2)
             elif op == "starts":
-                if not (s1 == s2 and e1 < e2) or (proper and not (s1 < e1 and s2 < e2)):
+                if not (s1 == s2 and (e1 < e2 if starts_strict else e1 <= e2)) or (
+                        proper and not (s1 < e1 and s2 < e2)):
                     continue
                 res = (s2, e2)
+            elif op == "finishes" and not finishes_strict:   # A26: any start, the hull
+                if not e1 == e2 or (proper and not (s1 < e1 and s2 < e2)):
+                    continue
+                res = (min(s1, s2), e2)
             elif op == "finishes":
                 if not (e1 == e2 and s2 < s1) or (proper and not (s1 < e1 and s2 < e2)):
                     continue

@@ -27,7 +27,7 @@ from ceplab.engine.etalis.evaluate import (_compare, _solve, _unify, _value, adm
                                            order_key, static_model)
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.analysis import pattern_vars
+from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
@@ -72,8 +72,9 @@ class PolicyEvaluator:
     Args:
         program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
         options: :class:`ceplab.semantics.etalis.options.Options` with ``policy`` in ``chronological``, ``recent``,
-            ``recent_lifo``; ``interval_policy``, ``window``, ``proper_intervals_only``, ``during_result`` and
-            ``not_local_vars`` are honoured.
+            ``recent_lifo``; ``interval_policy``, ``window``, ``proper_intervals_only``, ``during_result``,
+            ``not_local_vars`` and the relation switches ``par_overlap``, ``starts_end``, ``during_bounds``,
+            ``finishes_start`` are honoured.
 
     API as :class:`ceplab.engine.etalis.evaluate.Evaluator`: ``update(event)`` / ``push(event) -> list`` (events in
     non-decreasing end time, integer ticks), ``outputs()``, ``close() -> list``, ``run(events)``, ``stats()``.
@@ -90,6 +91,7 @@ class PolicyEvaluator:
             raise ValueError("PolicyEvaluator is for consumption policies; 'unrestricted' is the minimal model "
                              "(ceplab.engine.etalis.evaluate.Evaluator)")
         check_integer_program(program)             # floats, '/': the engine's own check
+        check_termination_under(program, options)  # A14 under the relation switches (A24-A26, A5)
         roots = binarize(program)                  # the shared front end (ETALIS-P 1): nodes, A6, patterns
         self.program = program
         self.o = options
@@ -102,6 +104,10 @@ class PolicyEvaluator:
         self.ikind, self.ivar = interval_option(options.interval_policy)
         self.contained = options.during_result == "contained"
         self.proper = options.proper_intervals_only
+        self.par_positive = options.par_overlap == "positive"          # the relation switches (A23-A26)
+        self.starts_strict = options.starts_end == "strict"
+        self.during_strict = options.during_bounds == "strict"
+        self.finishes_strict = options.finishes_start == "strict"
         self.exact = options.window == "exactly"
         self.derived = program.derived_predicates()
         self.static = static_model(program)
@@ -340,18 +346,26 @@ class PolicyEvaluator:
         if op == "and":
             return (min(s1, s2), max(e1, e2))
         if op == "par":
-            return (min(s1, s2), max(e1, e2)) if (s1 < e2 and s2 < e1 and s1 < e1 and s2 < e2) else None
+            if self.par_positive:                       # max(s1,s2) < min(e1,e2)
+                ok = s1 < e2 and s2 < e1 and s1 < e1 and s2 < e2
+            else:                                       # A23: the operand ending later starts before the other ends
+                ok = (e1 <= e2 and s2 < e1) or (e2 <= e1 and s1 < e2)
+            return (min(s1, s2), max(e1, e2)) if ok else None
         if op == "equals":
             return (s1, e1) if s1 == s2 and e1 == e2 and not (proper and not (s1 < e1 and s2 < e2)) else None
         if op == "meets":
             return (s1, e2) if e1 == s2 and not (proper and not (s1 < e1 and s2 < e2)) else None
         if op == "during":
-            if s2 < s1 < e1 < e2:
+            if (s2 < s1 < e1 < e2 if self.during_strict      # A25 inclusive: s2 <= s1, e1 <= e2
+                    else s2 <= s1 and e1 <= e2 and not (proper and not (s1 < e1 and s2 < e2))):
                 return (s1, e1) if self.contained else (s2, e2)
             return None
-        if op == "starts":
-            return (s2, e2) if s1 == s2 and e1 < e2 and not (proper and not (s1 < e1 and s2 < e2)) else None
+        if op == "starts":                              # A24 inclusive: e1 <= e2
+            return ((s2, e2) if s1 == s2 and (e1 < e2 if self.starts_strict else e1 <= e2)
+                    and not (proper and not (s1 < e1 and s2 < e2)) else None)
         if op == "finishes":
+            if not self.finishes_strict:                # A26 any start: the hull
+                return (min(s1, s2), e2) if e1 == e2 and not (proper and not (s1 < e1 and s2 < e2)) else None
             return (s2, e2) if e1 == e2 and s2 < s1 and not (proper and not (s1 < e1 and s2 < e2)) else None
         raise UnsupportedError(f"engine: unknown operator {op}")   # pragma: no cover
 

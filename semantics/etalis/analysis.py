@@ -19,7 +19,10 @@
    makes the result interval strictly contain the atom's interval: either side of ``seq``, the delimiters of
    ``not``, and (same hull argument) the inner, left operand of ``during``/``starts``/``finishes``.  Edges from
    the negated part of ``not`` carry no values and are ignored.  A value-creating rule without a guard is
-   rejected when one of its non-progressing edges lies on a cycle of non-progressing positive edges.
+   rejected when one of its non-progressing edges lies on a cycle of non-progressing positive edges.  The
+   parser checks this under the paper's relations; the oracles and engines check it again under their switches
+   (:func:`check_termination_under`: ``during_bounds``, ``starts_end``, ``finishes_start`` other than ``strict``
+   and ``during_result="contained"`` take the inner operand's progress away).
    A rule is *guarded* when its top-level ``where`` conjuncts bound every created value by numeric constants:
    for a head term ``V + c`` / ``V - c`` (c > 0) an upper / lower bound on V suffices (docs/semantics/etalis.md's ``N ≤ Nmax``),
    otherwise every variable of the created term needs both bounds (integer data, as in the clingo oracle).
@@ -27,11 +30,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator, Optional
+from typing import Any, Iterator, Mapping, Optional
 
 import networkx as nx
 
-from ceplab.semantics.errors import ParseError
+from ceplab.semantics.errors import ParseError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 
 Pos = Optional[tuple[int, int]]
@@ -195,24 +198,68 @@ def check_event_rule_safety(r: A.EventRule, file=None) -> set[str]:
 
 
 # ------------------------------------------------------------------------------------------------ termination
-def _edges(p: A.Pattern, progress: bool = False, negated: bool = False,
-           via: str = "") -> Iterator[tuple[A.EventAtom, bool, bool, str]]:
+def _edges(p: A.Pattern, progress: bool = False, negated: bool = False, via: str = "",
+           progressing: Mapping[str, tuple[bool, bool]] = A.PROGRESSING
+           ) -> Iterator[tuple[A.EventAtom, bool, bool, str]]:
     """(atom, progressing, negated, operator-path) for every event atom occurrence of a pattern."""
     if isinstance(p, A.EventAtom):
         yield (p, progress, negated, via)
     elif isinstance(p, (A.Where, A.Window)):
-        yield from _edges(p.pattern, progress, negated, via)
+        yield from _edges(p.pattern, progress, negated, via, progressing)
     elif isinstance(p, A.Not):
-        yield from _edges(p.negated, progress, True, via + "not")
-        yield from _edges(p.start, True, negated, via + "not-delimiter")
-        yield from _edges(p.end, True, negated, via + "not-delimiter")
+        yield from _edges(p.negated, progress, True, via + "not", progressing)
+        yield from _edges(p.start, True, negated, via + "not-delimiter", progressing)
+        yield from _edges(p.end, True, negated, via + "not-delimiter", progressing)
     elif isinstance(p, A.Aggregate):       # as 'start seq item': both operands progress
-        yield from _edges(p.start, True, negated, via + "aggregate")
-        yield from _edges(p.item, True, negated, via + "aggregate")
+        yield from _edges(p.start, True, negated, via + "aggregate", progressing)
+        yield from _edges(p.item, True, negated, via + "aggregate", progressing)
     elif isinstance(p, A.Binary):
-        lp, rp = A.PROGRESSING.get(p.op, (False, False))
-        yield from _edges(p.left, progress or lp, negated, p.op)
-        yield from _edges(p.right, progress or rp, negated, p.op)
+        lp, rp = progressing.get(p.op, (False, False))
+        yield from _edges(p.left, progress or lp, negated, p.op, progressing)
+        yield from _edges(p.right, progress or rp, negated, p.op, progressing)
+
+
+def progressing_under(options: Any) -> dict[str, tuple[bool, bool]]:
+    """:data:`ceplab.semantics.etalis.ast.PROGRESSING` under the relation switches of ``options`` (an
+    :class:`ceplab.semantics.etalis.options.Options`): the inner operand of ``during``, ``starts`` and
+    ``finishes`` is strictly inside the result only under the paper's strict tests.  ``during_bounds``,
+    ``starts_end`` or ``finishes_start`` other than ``"strict"`` admit a result equal to the inner operand
+    (docs/semantics/etalis.md#etalis-A24 to #etalis-A26), and ``during_result="contained"`` makes the
+    inner operand of ``during`` the result itself (#etalis-A5); then that operand does not progress."""
+    out = dict(A.PROGRESSING)
+    if getattr(options, "during_bounds", "strict") != "strict" or getattr(options, "during_result",
+                                                                          "container") != "container":
+        out.pop("during", None)
+    if getattr(options, "starts_end", "strict") != "strict":
+        out.pop("starts", None)
+    if getattr(options, "finishes_start", "strict") != "strict":
+        out.pop("finishes", None)
+    return out
+
+
+def check_termination_under(prog: A.Program, options: Any) -> None:
+    """The termination check of docs/semantics/etalis.md#etalis-A14 (:func:`check_termination`, run by the parser
+    under the paper's relations) again under the relation switches of ``options`` (:func:`progressing_under`);
+    nothing to do when they keep every operator of :data:`ceplab.semantics.etalis.ast.PROGRESSING` progressing.
+
+    Raises:
+        UnsupportedError: a recursive rule that creates values on a cycle that progresses in time only under the
+            paper's relations (the message is :func:`check_termination`'s, naming the switches).
+    """
+    prog_ops = progressing_under(options)
+    if prog_ops == A.PROGRESSING:
+        return
+    try:
+        check_termination(prog, None, prog_ops)
+    except ParseError as e:
+        sets = ", ".join(f"{k}={getattr(options, k)}" for k, d in _RELAXING if getattr(options, k, d) != d)
+        raise UnsupportedError(f"{e.message}; under {sets} the inner operand of that operator is not strictly "
+                               "inside the result, so it does not progress", None, e.line, e.column) from None
+
+
+#: The switches :func:`progressing_under` reads, with their defaults.
+_RELAXING = (("during_bounds", "strict"), ("during_result", "container"), ("starts_end", "strict"),
+             ("finishes_start", "strict"))
 
 
 def _top_conjuncts(p: A.Pattern) -> list[A.Cond]:
@@ -303,14 +350,16 @@ def is_guarded(r: A.EventRule) -> bool:
     return True
 
 
-def dependency_graph(prog: A.Program) -> nx.MultiDiGraph:
+def dependency_graph(prog: A.Program,
+                     progressing: Mapping[str, tuple[bool, bool]] = A.PROGRESSING) -> nx.MultiDiGraph:
     """Rule dependency graph: nodes are event predicates ``(name, arity)``; one edge body-atom -> head per
-    atom occurrence, with attributes ``rule`` (index in ``prog.event_rules``), ``progressing``, ``negated``,
-    ``op`` (the operator directly above the atom) and ``atom``."""
+    atom occurrence, with attributes ``rule`` (index in ``prog.event_rules``), ``progressing`` (by the operators
+    of ``progressing``, default the paper's), ``negated``, ``op`` (the operator directly above the atom) and
+    ``atom``."""
     g = nx.MultiDiGraph()
     for i, r in enumerate(prog.event_rules):
         g.add_node(r.head.key)
-        for atom, prog_, neg, op in _edges(r.body):
+        for atom, prog_, neg, op in _edges(r.body, progressing=progressing):
             g.add_edge(atom.key, r.head.key, rule=i, progressing=prog_, negated=neg, op=op or "-",
                        atom=atom)
     return g
@@ -326,10 +375,12 @@ def recursive_predicates(prog: A.Program) -> set[tuple[str, int]]:
     return out
 
 
-def check_termination(prog: A.Program, file=None) -> None:
-    """docs/semantics/etalis.md#etalis-A14 (see module docstring); raises ParseError explaining the offending cycle."""
+def check_termination(prog: A.Program, file=None,
+                      progressing: Mapping[str, tuple[bool, bool]] = A.PROGRESSING) -> None:
+    """docs/semantics/etalis.md#etalis-A14 (see module docstring); raises ParseError explaining the offending cycle.
+    ``progressing``: the operators whose operands progress (default the paper's, :func:`progressing_under`)."""
     rules = prog.event_rules
-    g = dependency_graph(prog)
+    g = dependency_graph(prog, progressing)
     flat = nx.DiGraph()
     flat.add_nodes_from(g.nodes)
     for u, v, d in g.edges(data=True):

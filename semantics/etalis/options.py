@@ -35,9 +35,10 @@ class Options:
             Figure 1 draws it. (With ``"contained"`` the time-stratification of docs/semantics/etalis.md#etalis-2.4 can fail; the oracle
             then reports the missing/non-unique model.)
         proper_intervals_only: A9. ``False`` (default, Figure 2 as printed): points may take part in
-            EQUALS, MEETS, STARTS, FINISHES (DURING and PAR exclude them anyway). ``True``: every operand of
-            DURING, STARTS, FINISHES, EQUALS and MEETS must be a proper interval (``start < end``), as the
-            operational checks (16)-(21) and Allen's algebra require.
+            EQUALS, MEETS, STARTS, FINISHES (DURING and PAR exclude them anyway under their default readings;
+            ``during_bounds="inclusive"`` admits them in DURING, ``par_overlap`` is not affected). ``True``: every
+            operand of DURING, STARTS, FINISHES, EQUALS and MEETS must be a proper interval (``start < end``), as
+            the operational checks (16)-(21) and Allen's algebra require.
         window: A4, the meaning of ``(p).q`` (and of ``event_rule_window``). ``"at_most"`` (default;
             Figure 1 settles it): ``end - start <= q``. ``"exactly"``: the companion's printed
             ``end - start = q``.
@@ -49,6 +50,31 @@ class Options:
             consuming) are operational; their normative definition is the transition system
             ETALIS-P in :mod:`ceplab.semantics.etalis.policies`, specified a second time in ASP by
             ``asp/etalis_policy.lp`` (docs/semantics/etalis.md#etalis-9.6).
+        par_overlap: A23, when ``p1 PAR p2`` holds (Figure 2: "as AND, if ``max(s1,s2) < min(e1,e2)``",
+            docs/semantics/etalis.md#etalis-A23).  ``"positive"`` (default, the paper): the operands share a stretch
+            of positive length, so a point is never PAR anything.  ``"starts_before_end"`` (the implementation:
+            ``compiler.P``, ``event2tr_transformation`` for ``parf``, "concurrency without revision": the operand
+            that completes second passes ``less(T3,T2)``, its start before the stored operand's end, and nothing
+            else is tested): the operand that ends later (either one on equal ends) starts strictly before the
+            other ends, i.e. additionally a point ``<t,t>`` is PAR an interval ``<s,e>`` with ``s < t <= e``.
+            The result is the hull in both readings.
+        starts_end: A24, the end test of ``p1 STARTS p2`` (Figure 2: ``s1 = s2, e1 < e2``,
+            docs/semantics/etalis.md#etalis-A24).  ``"strict"`` (default, the paper and Allen's *starts*):
+            ``e1 < e2``.  ``"inclusive"`` (the implementation: ``compiler.P``, ``event2tr_transformation`` for
+            ``startsf``, tests only ``equal(T1,T3)``; the stored ``p1`` completed first, so ``e1 <= e2``):
+            ``e1 <= e2``, so an interval starts itself.  Result ``<s2,e2>`` in both.
+        during_bounds: A25, the test of ``p1 DURING p2`` (Figure 2: ``s2 < s1 < e1 < e2``,
+            docs/semantics/etalis.md#etalis-A25).  ``"strict"`` (default, the paper and Allen's *during*).
+            ``"inclusive"`` (the implementation: ``compiler.P``, ``event2tr_transformation`` for ``duringf``
+            without justification: ``less_eq(T3,T1)``, ``less_eq(T2,T4)``, i.e. ``less_datime`` or
+            ``equal_datime``): ``s2 <= s1`` and ``e1 <= e2``, points and equal intervals included.  The result
+            is chosen by ``during_result`` in both.
+        finishes_start: A26, the start test of ``p1 FINISHES p2`` (Figure 2: ``e1 = e2, s2 < s1``, result
+            ``<s2,e1>``, docs/semantics/etalis.md#etalis-A26).  ``"strict"`` (default, the paper).  ``"any"`` (the
+            implementation: ``compiler.P``, ``event2tr_transformation`` for ``finishesf``, tests only
+            ``equal(T2,T4)``, in both arrival orders): ``e1 = e2`` and the starts are not compared; the result
+            is the hull ``<min(s1,s2), e1>`` (the implementation returns the interval of the operand that
+            completed first, which is the hull when the longer operand completes first).
         interval_policy: A12, the paper's policy options for instances with an interval (docs/semantics/etalis.md#etalis-3.12 "On
             time intervals"): among stored instances with the same join key and the same timestamp
             (same end for ``recent``/``recent_lifo``, same start for ``chronological``) keep only one:
@@ -73,13 +99,20 @@ class Options:
     window: Literal["at_most", "exactly"] = "at_most"
     policy: Literal["unrestricted", "chronological", "recent", "recent_lifo"] = "unrestricted"
     interval_policy: str = "off"
+    par_overlap: Literal["positive", "starts_before_end"] = "positive"
+    starts_end: Literal["strict", "inclusive"] = "strict"
+    during_bounds: Literal["strict", "inclusive"] = "strict"
+    finishes_start: Literal["strict", "any"] = "strict"
     aggregate_initial: Literal["none", "sentinel"] = "none"
 
     def __post_init__(self) -> None:
         allowed = {"not_reading": ("per_witness", "literal"), "not_local_vars": ("existential", "free"),
                    "during_result": ("container", "contained"), "proper_intervals_only": (False, True),
-                   "window": ("at_most", "exactly"), "aggregate_initial": ("none", "sentinel"),
-                   "policy": ("unrestricted", "chronological", "recent", "recent_lifo")}
+                   "window": ("at_most", "exactly"),
+                   "policy": ("unrestricted", "chronological", "recent", "recent_lifo"),
+                   "par_overlap": ("positive", "starts_before_end"), "starts_end": ("strict", "inclusive"),
+                   "during_bounds": ("strict", "inclusive"), "finishes_start": ("strict", "any"),
+                   "aggregate_initial": ("none", "sentinel")}
         for name, vals in allowed.items():
             v = getattr(self, name)
             if v not in vals or (name == "proper_intervals_only" and not isinstance(v, bool)):
@@ -102,7 +135,11 @@ class Options:
 #:
 #: ``etalis-implementation``: what the real ETALIS (github.com/sspider/etalis, ``etalis/src``) does where it departs
 #: from the paper's definitions (docs/semantics/etalis.md#etalis-A10: its default consumption policy ``recent`` is
-#: ceplab's ``recent_lifo``; the initial values of its ``min``/``max`` aggregates).
+#: ceplab's ``recent_lifo``; #etalis-A23 to #etalis-A26: the relations its ``compiler.P`` checks for PAR, STARTS,
+#: DURING and FINISHES; papers-check/etalis/FINDINGS.md; #etalis-4.4: the initial values of its ``min``/``max``
+#: aggregates).
 PROFILES: dict[str, dict[str, object]] = {
-    "etalis-implementation": {"policy": "recent_lifo", "aggregate_initial": "sentinel"},
+    "etalis-implementation": {"policy": "recent_lifo", "par_overlap": "starts_before_end",
+                              "starts_end": "inclusive", "during_bounds": "inclusive", "finishes_start": "any",
+                              "aggregate_initial": "sentinel"},
 }

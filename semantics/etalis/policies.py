@@ -77,7 +77,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
 7. Join at a binary ``p = L op R`` (op other than ``or``), ``x = (V,S,E)`` arriving on side ``l`` or ``r``
    at child ``n``, sibling ``o``.  The **candidates** are the instances ``y`` stored at ``o`` with the same
    join key such that, with ``(l, r) = (x, y)`` or ``(y, x)``, the relation of ``op`` holds (Figure 2 in
-   hull + relation form, docs/semantics/etalis.md#etalis-2.6, with ``proper_intervals_only``), and, if ``q(p)`` is defined, the result
+   hull + relation form, docs/semantics/etalis.md#etalis-2.6, with ``proper_intervals_only`` and the relation
+   switches ``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``, #etalis-A23 to #etalis-A26: the
+   relation of the unrestricted semantics, whichever side arrives), and, if ``q(p)`` is defined, the result
    interval ``H`` (hull; ``during``: ``during_result``) has ``end - start <= q(p)`` (pushed window).
 
    * ``chronological`` / ``recent_lifo``: if there are candidates, the one with the smallest / largest stamp

@@ -1,6 +1,7 @@
 """What the seeded ETALIS fuzz generator draws (``ceplab fuzz etalis``, workbench/langs/etalis/generators.py and
 ``_random_case`` in workbench/langs/etalis/__init__.py): the shapes under which a non-default switch changes answers
-(an Allen operator over a point event under ``proper_intervals_only``, a strictly contained DURING pair under
+(an Allen operator over a point event under ``proper_intervals_only``, a pair on which the paper's and the
+implementation's relation differ under a relation switch, a strictly contained DURING pair under
 ``during_result=contained``, same-timestamp instances of one key under an ``interval_policy``, a nested NOT with
 interval-stamped delimiters under ``not_reading=literal``), interval-stamped stream events and a small share of long
 streams with small windows (GC), so that a generator change that stops drawing one of them fails here rather than
@@ -15,6 +16,7 @@ import pytest
 from ceplab.workbench.coverage import case_features, switch_values, tally
 from ceplab.semantics.etalis.options import Options
 from ceplab.workbench.langs.etalis import LANGUAGE as L
+from ceplab.workbench.langs.etalis.generators import RELATION_SWITCHES
 from ceplab.workbench.spark import case_rng, run_case
 
 N = 300
@@ -39,6 +41,15 @@ def _allen(op, s1, e1, s2, e2):
             "equals": s1 == s2 and e1 == e2}[op]
 
 
+def _relation_differs(op, s1, e1, s2, e2):
+    """Do the paper's and the implementation's relation of ``op`` differ on the pair (A23-A26)?"""
+    paper = {"par": max(s1, s2) < min(e1, e2), "starts": s1 == s2 and e1 < e2, "during": s2 < s1 < e1 < e2,
+             "finishes": e1 == e2 and s2 < s1}[op]
+    impl = {"par": (e1 <= e2 and s2 < e1) or (e2 <= e1 and s1 < e2), "starts": s1 == s2 and e1 <= e2,
+            "during": s2 <= s1 and e1 <= e2, "finishes": e1 == e2}[op]
+    return paper != impl
+
+
 def _shapes(text, stream, o):
     """The shape keys case ``(text, stream, o)`` has."""
     out = set()
@@ -48,6 +59,10 @@ def _shapes(text, stream, o):
             if f" {op} " in text and any(k1 == k2 and (s1 == e1 or s2 == e2) and _allen(op, s1, e1, s2, e2)
                                          for k1, s1, e1 in a for k2, s2, e2 in b):
                 out.add("proper-allen-point")
+    for op, (f, paper) in RELATION_SWITCHES.items():
+        if getattr(o, f) != paper and f" {op} " in text and any(
+                k1 == k2 and _relation_differs(op, s1, e1, s2, e2) for k1, s1, e1 in a for k2, s2, e2 in b):
+            out.add("relation-differs")
     if o.during_result == "contained" and " during " in text and any(
             k1 == k2 and s2 < s1 and e1 < e2 for k1, s1, e1 in a for k2, s2, e2 in b):
         out.add("contained-during")
@@ -78,7 +93,7 @@ def test_switch_shapes_are_drawn(drawn):
         c["longest"] += o.interval_policy == "longest" and "interval-policy-same-ts" in _shapes(text, stream, o)
         c["long"] += len(stream) >= 20
     for key, least in (("proper-allen-point", 15), ("contained-during", 8), ("interval-policy-same-ts", 8),
-                       ("longest", 3), ("literal-nested-not", 15), ("long-window", 8)):
+                       ("longest", 3), ("literal-nested-not", 15), ("long-window", 8), ("relation-differs", 15)):
         assert c[key] >= least, (key, c[key], c)
     assert c["interval-stamped"] >= 0.3 * N, c
     assert 0.04 * N <= c["long"] <= 0.12 * N, c["long"]

@@ -4,7 +4,8 @@ recognition and reasoning -- a logic programming approach", Applied Artificial I
 
 The record wires together the parser (:mod:`ceplab.semantics.etalis.parser`, ``.event`` rule files), the
 stream readers (:func:`ceplab.semantics.etalis.streams.read_events`: JSON Lines or ``.stream``), the switches
-(:class:`ceplab.semantics.etalis.options.Options`), the clingo oracle (:func:`ceplab.asp.etalis.oracle`), the
+(:class:`ceplab.semantics.etalis.options.Options`) and their named profiles (``PROFILES``: ``--profile
+etalis-implementation``), the clingo oracle (:func:`ceplab.asp.etalis.oracle`), the
 incremental engine (:func:`ceplab.engine.etalis.evaluator`), the seeded generators and hypothesis
 strategies (:mod:`.generators`), the shrinking candidates (:mod:`.simplify`), the bundled real-data
 cases (:mod:`.data`), the paper's worked examples (``papers-check/etalis``, :mod:`.papers`), the real
@@ -57,7 +58,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ceplab.semantics.errors import ParseError, PeerError, UnsupportedError
-from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.options import PROFILES, Options
 from ceplab.semantics.etalis.streams import read_events
 from ceplab.workbench.language import (Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format,
                                       stream_json_default)
@@ -266,7 +267,10 @@ def random_options(rng: random.Random) -> Options:
     """Random switches, a consumption policy in 40% of the cases (with an ``interval_policy`` in 45% of those,
     ``longest``/``shortest`` twice as often as ``max:X``/``min:X``); without a policy
     ``not_reading="literal"`` in 35% of the cases (Figure 2 on hulls, docs/semantics/etalis.md#etalis-A7;
-    the policies are defined per witness only); ``aggregate_initial="sentinel"`` in 30%."""
+    the policies are defined per witness only); in 25% of the cases the implementation's relations
+    (docs/semantics/etalis.md#etalis-A23 to #etalis-A26), each of ``par_overlap``, ``starts_end``,
+    ``during_bounds``, ``finishes_start`` with probability 1/2;
+    ``aggregate_initial="sentinel"`` in 30%."""
     kw: dict[str, Any] = {}
     if rng.random() < 0.2:
         kw["not_local_vars"] = "free"
@@ -284,11 +288,21 @@ def random_options(rng: random.Random) -> Options:
         kw["not_reading"] = "literal"
     if rng.random() < 0.3:
         kw["aggregate_initial"] = "sentinel"
+    if rng.random() < 0.25:
+        for name, (_op, _paper, other) in _RELATIONS.items():
+            if rng.random() < 0.5:
+                kw[name] = other
     try:
         return Options(**kw)
     except ValueError:
         kw.pop("interval_policy", None)
         return Options(**kw)
+
+
+#: The relation switches (docs/semantics/etalis.md#etalis-A23 to #etalis-A26): field -> (operator, the paper's value,
+#: the implementation's value).
+_RELATIONS = {"par_overlap": ("par", "positive", "starts_before_end"), "starts_end": ("starts", "strict", "inclusive"),
+              "during_bounds": ("during", "strict", "inclusive"), "finishes_start": ("finishes", "strict", "any")}
 
 
 #: Probability that :func:`_random_case` gives a program with both ``during`` and ``not`` the switch
@@ -454,6 +468,9 @@ _SPAN = {
     "finishes": lambda a, b: b,
     "or": max,
 }
+#: ``finishes_start="any"`` (docs/semantics/etalis.md#etalis-A26): the result is the hull of two intervals with one
+#: end, as long as the longer one.
+_SPAN_ANY_START = {"finishes": max}
 
 
 def _locality(query: Any, options: Options, stream: Any) -> Any:
@@ -500,7 +517,8 @@ def _locality(query: Any, options: Options, stream: Any) -> Any:
             return pattern_span(p.pattern, path)
         if isinstance(p, A.Binary) and p.op in _SPAN:
             a, b = pattern_span(p.left, path), pattern_span(p.right, path)
-            return None if a is None or b is None else _SPAN[p.op](a, b)
+            span = _SPAN_ANY_START.get(p.op, _SPAN[p.op]) if options.finishes_start == "any" else _SPAN[p.op]
+            return None if a is None or b is None else span(a, b)
         return None   # seq, and, not: a gap of any length
 
     spans = [pred_span(k, frozenset()) for k in derived]
@@ -590,6 +608,7 @@ LANGUAGE = Language(
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "etalis",
     paper_format=_papers(),
     declared_options=declared_options,
+    profiles=PROFILES,
     peers={"etalis": Peer("etalis", "the real ETALIS on SWI-Prolog under the matching consumption policy "
                                     "(needs ETALIS_HOME, a checkout of github.com/sspider/etalis, and swipl "
                                     "on the PATH)", peer_etalis)},

@@ -195,7 +195,9 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
     """Hypothesis strategy of :class:`ceplab.semantics.etalis.options.Options`: ``not_local_vars``,
     ``proper_intervals_only``, ``window``, ``during_result`` (``"contained"`` in about a third of the draws, with
     or without ``not`` in the program: the engine decides the programs with both at ``close()``,
-    docs/semantics/etalis.md#etalis-9.5.9), ``aggregate_initial`` and, under the unrestricted policy, ``not_reading``. With
+    docs/semantics/etalis.md#etalis-9.5.9), the relation switches ``par_overlap``, ``starts_end``,
+    ``during_bounds``, ``finishes_start`` (each the implementation's reading in a third of the draws,
+    docs/semantics/etalis.md#etalis-A23 to #etalis-A26), ``aggregate_initial`` and, under the unrestricted policy, ``not_reading``. With
     ``policies`` (default) also the consumption ``policy`` (the policies are per witness only)."""
     from ceplab.semantics.etalis.options import Options
 
@@ -203,14 +205,18 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
            else st.just("unrestricted"))
 
     def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool, during: str,
-              initial: str) -> Any:
+              relations: tuple, initial: str) -> Any:
         return Options(not_local_vars=not_local_vars, proper_intervals_only=proper, window=window,
                        policy=policy, during_result=during, aggregate_initial=initial,
-                       not_reading="literal" if literal and policy == "unrestricted" else "per_witness")
+                       not_reading="literal" if literal and policy == "unrestricted" else "per_witness",
+                       **dict(zip(("par_overlap", "starts_end", "during_bounds", "finishes_start"), relations)))
 
+    relations = st.tuples(*(st.sampled_from([paper, paper, other]) for paper, other in (
+        ("positive", "starts_before_end"), ("strict", "inclusive"), ("strict", "inclusive"), ("strict", "any"))))
     return st.builds(build, pol, st.sampled_from(["existential", "free"]), st.booleans(),
                      st.sampled_from(["at_most", "exactly"]), st.booleans(),
-                     st.sampled_from(["container", "container", "contained"]), st.sampled_from(["none", "sentinel"]))
+                     st.sampled_from(["container", "container", "contained"]), relations,
+                     st.sampled_from(["none", "sentinel"]))
 
 
 def gen_hull_not_rule(ch: Chooser) -> str:
@@ -323,6 +329,43 @@ def gen_contained_during_shape(ch: Chooser, length: int) -> tuple[str, list]:
     return text, _events(planted + extra)
 
 
+#: The relation switches (docs/semantics/etalis.md#etalis-A23 to #etalis-A26): operator -> (field, paper's value).
+RELATION_SWITCHES = {"par": ("par_overlap", "positive"), "starts": ("starts_end", "strict"),
+                     "during": ("during_bounds", "strict"), "finishes": ("finishes_start", "strict")}
+
+
+def gen_relation_shape(ch: Chooser, options: Any, length: int) -> tuple[str, list] | None:
+    """``d(X) <- a(X) OP b(X).`` (sometimes under ``d1(X) <- d(X) seq c(X).``) with OP one of PAR, STARTS, DURING,
+    FINISHES whose relation switch in ``options`` is not the paper's, and a planted pair on which the two readings
+    differ (docs/semantics/etalis.md#etalis-A23 to #etalis-A26): a point in the other operand's ``(s, e]`` (PAR), equal
+    intervals (STARTS), a container sharing a start or an end or equal (DURING), equal ends with ``a`` starting no
+    later than ``b`` (FINISHES); plus random noise over ``a``, ``b``, ``c``.  None when every relation switch has
+    the paper's value."""
+    ops = [op for op, (f, d) in RELATION_SWITCHES.items() if getattr(options, f) != d]
+    if not ops:
+        return None
+    op = ch.choice(ops)
+    v = ch.integer(1, 2)
+    s = ch.integer(0, 3)
+    d = ch.integer(1, 3)
+    if op == "par":          # a point <t,t> with s < t <= e
+        t = s + ch.integer(1, d)
+        pair = ((t, t), (s, s + d)) if ch.boolean() else ((s, s + d), (t, t))
+    elif op == "starts":     # e1 = e2 (a point starts a point)
+        pair = ((s, s + ch.choice((0, d))),) * 2
+    elif op == "during":     # s2 <= s1 <= e1 <= e2 with an equality
+        pair = ch.choice((((s, s + d), (s, s + d)), ((s, s), (s, s + d)), ((s + d, s + d), (s, s + d)),
+                          ((s, s + d - 1), (s, s + d)), ((s + 1, s + d), (s, s + d))))
+    else:                    # e1 = e2, s1 <= s2
+        pair = ((s, s + d), (s + ch.integer(0, d), s + d))
+    planted = [("a", (v,), *pair[0]), ("b", (v,), *pair[1])]
+    extra = _noise(ch, max(0, length - 2), ("a", "b", "c"), max(6, 3 * length // 4))
+    text = f"d(X) <- a(X) {op} b(X)."
+    if ch.boolean(0.3):
+        text += "\nd1(X) <- d(X) seq c(X)."
+    return text, _events(planted + extra)
+
+
 def gen_interval_policy_shape(ch: Chooser, length: int, policy: str) -> tuple[str, list]:
     """``d(X) <- a(X) seq b(X).`` with two planted ``a`` instances of one key and the same timestamp (same end under
     ``recent``/``recent_lifo``, same start under ``chronological``) and different lengths, then a ``b`` that joins
@@ -394,8 +437,12 @@ def gen_switch_shape(ch: Chooser, options: Any, length: int) -> tuple[str, list]
     """A case shaped by the drawn switches (the shape under which a non-default value changes answers), or None:
     ``proper_intervals_only`` -> :func:`gen_proper_shape`; ``during_result="contained"`` ->
     :func:`gen_contained_during_shape`; ``interval_policy`` other than off -> :func:`gen_interval_policy_shape`;
-    ``not_reading="literal"`` -> :func:`gen_nested_not_shape` (one of the applicable ones, at random)."""
+    ``not_reading="literal"`` -> :func:`gen_nested_not_shape`; a relation switch other than the paper's
+    (``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``) -> :func:`gen_relation_shape` (one of the
+    applicable ones, at random)."""
     cands = []
+    if any(getattr(options, f) != d for f, d in RELATION_SWITCHES.values()):
+        cands.append("relation")
     if options.proper_intervals_only:
         cands.append("proper")
     if options.during_result == "contained":
@@ -407,6 +454,8 @@ def gen_switch_shape(ch: Chooser, options: Any, length: int) -> tuple[str, list]
     if not cands:
         return None
     kind = ch.choice(cands)
+    if kind == "relation":
+        return gen_relation_shape(ch, options, length)
     if kind == "proper":
         return gen_proper_shape(ch, length)
     if kind == "during":
