@@ -449,6 +449,8 @@ class Evaluator:
         check_termination_under(program, options)   # A14 under the relation switches (A24-A26, A5)
         roots = binarize(program)          # the shared front end: arithmetic in patterns, NOT clash (A6)
         self.program = program
+        self.rules = program.event_rules   # a property that filters the statements: read once
+        self.texts: dict = {}              # (name, args) -> result atom text (_text)
         self.o = options
         nodes = [n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))]
         has_during = any(isinstance(n, A.Binary) and n.op == "during" for n in nodes)
@@ -466,6 +468,7 @@ class Evaluator:
         for r, bn in zip(program.event_rules, roots):
             self.roots.append((self._build(bn), r))
         self.points.sort(key=lambda x: x[0])
+        self.gc_nodes = [n for n in self.nodes if n.gq is not None]   # the nodes whose stores the GC sweeps
         self.literal_nodes = [n for n in self.nodes if n.literal]
         if self.literal_nodes:
             self.path = self.path_literal
@@ -625,8 +628,8 @@ class Evaluator:
             for n in self.nodes:
                 if n.seen:
                     n.seen.clear()
-        for n in self.nodes:            # GC (docs/semantics/etalis.md#etalis-3.11): sweep stores once per window length
-            if n.gq is None or not n.store:
+        for n in self.gc_nodes:         # GC (docs/semantics/etalis.md#etalis-3.11): sweep stores once per window length
+            if not n.store:
                 continue
             if n.swept is None:
                 n.swept = t
@@ -788,19 +791,32 @@ class Evaluator:
         pk = (name, len(args))
         if key in self.ev_seen:
             if not held and self.held_rules and pk in self.derived:
-                self._emit((str(A.EventAtom(name, args)), s, e))   # first held, now derived by a settled rule
+                self._emit((self._text(name, args), s, e))   # first held, now derived by a settled rule
             return
         self.ev_seen.add(key)
         if pk in self.derived and not held:
             if self.held_rules:
-                self._emit((str(A.EventAtom(name, args)), s, e))
+                self._emit((self._text(name, args), s, e))
             else:
-                self.out.append((str(A.EventAtom(name, args)), s, e))
+                self.out.append((self._text(name, args), s, e))
                 self.n_results += 1
         for leaf in self.leaves.get(pk, ()):
             env: dict = {}
             if all(_unify(p, g, env) for p, g in zip(leaf.p.args, args)):
                 self._add(leaf, tuple(env[x] for x in leaf.names), s, e)
+
+    #: at most this many result atom texts are cached (:meth:`_text`)
+    TEXT_CACHE = 4096
+
+    def _text(self, name: str, args: tuple) -> str:
+        """``str(EventAtom(name, args))``, the result's atom text, cached (results repeat their atoms)."""
+        key = (name, args)
+        t = self.texts.get(key)
+        if t is None:
+            if len(self.texts) >= self.TEXT_CACHE:
+                self.texts.clear()
+            t = self.texts[key] = str(A.EventAtom(name, args))
+        return t
 
     def _add(self, n: _Node, vals: tuple, s: int, e: int) -> None:
         if n.q is not None and e - s > n.q:
@@ -824,7 +840,7 @@ class Evaluator:
         vals, s, e = f
         p = n.parent
         if p is None:                    # rule root: derive the head, feed it back (recursion)
-            r = self.program.event_rules[n.rule]
+            r = self.rules[n.rule]
             env = dict(zip(n.names, vals))
             args = tuple(_value(a, env) for a in r.head.args)
             if any(a is None for a in args):
