@@ -921,7 +921,11 @@ def read_examples(directory: str | Path) -> list[Example]:
         for s, goals in runs:
             base = d.name if len(runs) == 1 else f"{d.name}/{_stem(s)}"
             for k, (exe, text) in enumerate(goals, 1):
-                out.append(read_example(base if len(goals) == 1 else f"{base}#{k}", d, exe, text))
+                name = base if len(goals) == 1 else f"{base}#{k}"
+                try:
+                    out.append(read_example(name, d, exe, text))
+                except Exception as e:  # noqa: BLE001 - an unreadable example is a row, never a traceback
+                    out.append(Example(name, d, goal_text=text, error=f"{type(e).__name__}: {e}"))
     return out
 
 
@@ -1286,6 +1290,9 @@ def run_example(ex: Example, limits: Any = None, engine_limits: Any = None, time
     except (TypeError, ValueError) as e:       # a profile switch this Options does not have, a bad combination
         v.message = f"options: {e}"
         return v
+    except Exception as e:  # noqa: BLE001 - an evaluator's own failure is this example's verdict, not a traceback
+        v.message = f"{type(e).__name__}: {e}"
+        return v
     finally:
         v.seconds = time.perf_counter() - t0
 
@@ -1300,7 +1307,7 @@ def run_example(ex: Example, limits: Any = None, engine_limits: Any = None, time
     if v.oracle != v.etalis:
         d.append(f"oracle ≠ ETALIS: ETALIS only {_fmt_rows(v.etalis - v.oracle)}; "
                  f"oracle only {_fmt_rows(v.oracle - v.etalis)}")
-        v.notes.extend(_policy_notes(flag, v.policy, query, stream, keep, v.oracle, timeout_s))
+        v.notes.extend(_policy_notes(flag, v.policy, query, stream, keep, v.oracle, timeout_s, L, limits))
     if v.engine != v.oracle:
         d.append(f"engine ≠ oracle: engine only {_fmt_rows(v.engine - v.oracle)}; "
                  f"oracle only {_fmt_rows(v.oracle - v.engine)}")
@@ -1315,14 +1322,27 @@ def run_example(ex: Example, limits: Any = None, engine_limits: Any = None, time
 
 
 def _policy_notes(flag: str, policy: str, query: Any, stream: Any, keep: Any, oracle: frozenset,
-                  timeout_s: float) -> list[str]:
-    """What ETALIS's flag does where ceplab reads it otherwise (:mod:`.peer`), for a row where they differ: for
-    ``recent_2``/``chronological_2`` also what ETALIS fires with the adapter's missing ``etr_delf`` clauses."""
+                  timeout_s: float, lang: Any, limits: Any) -> list[str]:
+    """What ETALIS's flag does where ceplab reads it otherwise (:mod:`.peer`), for a row where they differ:
+
+    * ``recent``/``chronological``: when ETALIS and the oracle agree on the same example under ``unrestricted``
+      (so the policy reading is the whole difference), that ETALIS keeps one goal per key;
+    * ``recent_2``/``chronological_2``: what ETALIS fires with the adapter's missing ``etr_delf`` clauses.
+    """
+    from ceplab.workbench.compare import run_oracle
     from ceplab.workbench.langs.etalis import peer as P
 
-    if flag in ("recent", "chronological") and policy != "unrestricted":
+    if flag in ("recent", "chronological"):
+        try:
+            theirs = frozenset(r for r in P.run_etalis(query, stream, timeout_s=timeout_s,
+                                                       etalis_flag="unrestricted").results if keep(r))
+            got, _u, _s, _st = run_oracle(lang, query, stream, _options("unrestricted")[0], limits)
+        except CeplabError:
+            return []
+        if got is None or frozenset(r for r in got if keep(r)) != theirs:
+            return []
         return [f"ETALIS's {flag} keeps one goal per key (retractall before storing) and consumes it; ceplab reads "
-                f"it as {policy}, which keeps every goal"]
+                f"it as {policy}, which keeps every goal; under unrestricted ETALIS and ceplab agree"]
     if flag in ("recent_2", "chronological_2"):
         try:
             patched = frozenset(r for r in P.run_etalis(query, stream, timeout_s=timeout_s, etalis_flag=flag,
@@ -1377,7 +1397,7 @@ class SuiteReport:
             elif v.verdict == "error":
                 text = "error: " + v.message
             elif v.verdict == "differs":
-                text = "differs: " + "; ".join(v.differences)
+                text = "differs: " + "; ".join(v.differences + [f"note: {n}" for n in v.notes])
             else:
                 text = "agree"
             if v.oracle is None:
