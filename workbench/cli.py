@@ -11,6 +11,7 @@
     ceplab check LANG QUERY STREAM [--profile P] [--set K=V]... [--segment-events N] [--master URL] [--out DIR]
         [--json]
     ceplab papers-check [PAPER] [--json]
+    ceplab papers-check LANG --suite DIR [--json]     exit 0 agree, 1 differ/error, 2 suite cannot run
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab bench mutants|oracles [LANG] ...
     ceplab verify [--engine-time S] [--engine-memory MIB]
@@ -783,10 +784,20 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
                                                        "or STEM) or a path; default all"),
                  json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
                  timeout: Optional[float] = typer.Option(None, "--timeout",
-                                                         help="oracle time limit (s)")) -> None:
-    """Run the papers' worked examples through oracle and engine and print verdicts."""
+                                                         help="oracle time limit (s)"),
+                 suite: Optional[Path] = typer.Option(None, "--suite", help="with a language: run this directory "
+                                                      "of an external system's own examples instead (the "
+                                                      "language's example suite, see ceplab languages)")) -> None:
+    """Run the papers' worked examples through oracle and engine and print verdicts.
+
+    With ``--suite DIR`` (after a language): the language's example suite (``Language.suite``) on ``DIR``;
+    exit 0 when every runnable example agrees, 1 otherwise, 2 when the suite cannot run here (the message
+    says what is missing) or ``DIR`` is unreadable."""
     from ceplab.workbench import papers
 
+    if suite is not None:
+        _papers_suite(paper, suite, json_out, timeout)
+        return
     try:
         verdicts = papers.check(paper, limits=_limits(timeout), progress=not json_out)
     except CeplabError as e:
@@ -799,6 +810,33 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
     else:
         out.print(papers.table(verdicts))
     if any(not v.ok for v in verdicts):
+        raise typer.Exit(1)
+
+
+def _papers_suite(lang: Optional[str], directory: Path, json_out: bool, timeout: Optional[float]) -> None:
+    """``papers-check LANG --suite DIR``: the language's :class:`ceplab.workbench.language.ExampleSuite`."""
+    if lang is None:
+        raise _bad_input("ceplab: --suite needs a language: ceplab papers-check LANG --suite DIR")
+    L = _lang(lang)
+    if L.suite is None:
+        raise _bad_input(f"ceplab: language {L.name} has no example suite (--suite)")
+    reason = L.suite.unavailable()
+    if reason is not None:
+        raise _bad_input(f"ceplab: {reason}")
+    if not directory.is_dir():
+        raise _bad_input(f"ceplab: --suite {directory}: not a directory ({L.suite.help})")
+    try:
+        report = L.suite.run(directory, _limits(timeout if timeout is not None else L.suite.time_s),
+                             not json_out)
+    except CeplabError as e:
+        raise _fail(e)
+    except OSError as e:
+        raise _bad_input(f"ceplab: --suite {directory}: {e}")
+    if json_out:
+        _emit_json({"lang": L.name, "suite": str(directory), **report.to_json()})
+    else:
+        out.print(report.table())
+    if not report.ok:
         raise typer.Exit(1)
 
 
@@ -951,7 +989,8 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
                       "inputs": [{"name": i.name, "kind": i.kind, "help": i.help} for i in L.inputs],
                       "peers": [{"name": p.name, "help": p.help} for p in L.peers.values()],
                       "fuzz": L.random_case is not None, "benchmark": L.benchmark is not None,
-                      "papers": L.papers_dir is not None})
+                      "papers": L.papers_dir is not None,
+                      "suite": None if L.suite is None else L.suite.help})
     if json_out:
         _emit_json({"group": language.ENTRY_POINT_GROUP, "languages": langs})
         return

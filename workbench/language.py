@@ -183,6 +183,45 @@ def jsonl_stream_format(stream_to_json: Callable[[Any], list[dict]], time_key: s
     return StreamFormat(".jsonl", dumps, rf'"{re.escape(time_key)}": (-?\d+)')
 
 
+class SuiteReport(Protocol):
+    """The verdicts of an external example suite (:attr:`ExampleSuite.run`).
+
+    ``ok``: True when every example the suite could run agrees (examples outside the language do not count);
+    ``to_json()``: one JSON object (``ceplab papers-check LANG --suite DIR --json`` prints it);
+    ``table()``: a rich renderable (what the command prints otherwise).
+    """
+
+    @property
+    def ok(self) -> bool: ...
+
+    def to_json(self) -> dict: ...
+
+    def table(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ExampleSuite:
+    """An external system's own example suite, run as a regression check against the oracle and the engine
+    (``ceplab papers-check LANG --suite DIR``).  The suite's files are not part of ceplab: the user points at
+    them.
+
+    Attributes:
+        help: what ``DIR`` is and what the run needs (one line, shown by ``ceplab languages`` and in errors).
+        unavailable: ``() -> str | None``: why the suite cannot run here (a sentence naming what is missing,
+            e.g. the external system itself), or None; the command then exits 2.
+        run: ``(directory, limits, progress) -> SuiteReport`` (``limits``: the oracle's
+            :class:`ceplab.asp.oracle.Limits`; ``progress``: show a progress bar on stderr); it reports every
+            unreadable example in the report and raises only ``OSError`` for an unreadable ``directory``.
+        time_s: the oracle's time limit per example when ``--timeout`` is not given (seconds), or None for the
+            oracle's default.
+    """
+
+    help: str
+    unavailable: Callable[[], str | None]
+    run: Callable[[Path, Any, bool], SuiteReport]
+    time_s: float | None = None
+
+
 #: ``(name, query_text, stream)``: one bundled real-data case.
 RealCase = tuple[str, str, Stream]
 
@@ -246,6 +285,8 @@ class Language:
         real_cases: ``() -> list of (name, query_text, stream)``: the bundled real-data cases.
         papers_dir: the folder of the paper's worked examples (``papers-check/<lang>``), or None.
         paper_format: see :class:`PaperFormat`.
+        suite: an external system's own example suite (:class:`ExampleSuite`: ``ceplab papers-check LANG --suite
+            DIR``), or None.
         inputs: the extra inputs the language takes (:class:`Input`).
         declared_options: ``(query, options, explicit_names, file) -> (options, notes)``: switches a
             query file sets itself (``explicit_names``: those given with ``--set``, which win); each
@@ -307,6 +348,7 @@ class Language:
     real_cases: Callable[[], list[RealCase]] = list
     papers_dir: Path | None = None
     paper_format: PaperFormat = field(default_factory=PaperFormat)
+    suite: ExampleSuite | None = None
     inputs: tuple[Input, ...] = ()
     declared_options: Callable[[Query, Options, set[str], str | None], tuple[Options, list[str]]] | None = None
     profiles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -396,5 +438,5 @@ def package_data(module_file: str, *parts: str) -> Path:
     return Path(module_file).resolve().parent.joinpath(*parts)
 
 
-__all__ = ["ENTRY_POINT_GROUP", "Evaluator", "Strategies", "Input", "Peer", "Mutant", "PaperFormat", "Language",
-           "RealCase", "RegistryError", "names", "get", "languages", "add", "remove"]
+__all__ = ["ENTRY_POINT_GROUP", "Evaluator", "Strategies", "Input", "Peer", "Mutant", "PaperFormat", "ExampleSuite",
+           "SuiteReport", "Language", "RealCase", "RegistryError", "names", "get", "languages", "add", "remove"]

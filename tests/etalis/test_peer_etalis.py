@@ -134,6 +134,7 @@ def test_multiplicity_of_the_running_example(peer):
     r = P.run_etalis("e <- a seq b seq c.", stream("a@1 a@2 a@3 b@4 b@5 c@6"))
     assert r.results == {("e", 1, 6), ("e", 2, 6), ("e", 3, 6)}
     assert r.firings == 6
+    assert r.multiplicity == {("e", 1, 6): 2, ("e", 2, 6): 2, ("e", 3, 6): 2}
 
 
 # ------------------------------------------------------------------------------------------------ known differences

@@ -9,7 +9,8 @@ etalis-implementation``), the clingo oracle (:func:`ceplab.asp.etalis.oracle`), 
 incremental engine (:func:`ceplab.engine.etalis.evaluator`), the seeded generators and hypothesis
 strategies (:mod:`.generators`), the shrinking candidates (:mod:`.simplify`), the bundled real-data
 cases (:mod:`.data`), the paper's worked examples (``papers-check/etalis``, :mod:`.papers`), the real
-ETALIS as a peer (:mod:`.peer`) and the benchmark (:mod:`.bench`).
+ETALIS as a peer (:mod:`.peer`), ETALIS's own example suite as a regression check (:mod:`.suite`, ``ceplab
+papers-check etalis --suite DIR``) and the benchmark (:mod:`.bench`).
 
 Results are ``(atom_text, start, end)`` tuples; their canonical JSON form (DESIGN.md section 4) is
 ``[atom, start, end]`` with the atom written as in ETALIS (``d(1,abc)``).
@@ -60,7 +61,7 @@ from typing import Any, Iterable, Sequence
 from ceplab.semantics.errors import ParseError, PeerError, UnsupportedError
 from ceplab.semantics.etalis.options import PROFILES, Options
 from ceplab.semantics.etalis.streams import read_events
-from ceplab.workbench.language import (Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format,
+from ceplab.workbench.language import (ExampleSuite, Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format,
                                       stream_json_default)
 
 PAPER = ("Anicic, Fodor, Rudolph, Stühmer, Stojanovic, Studer: Real-time complex event recognition "
@@ -572,6 +573,25 @@ def _papers() -> PaperFormat:
 
 
 
+def _suite_unavailable() -> str | None:
+    from ceplab.workbench.langs.etalis.suite import unavailable_reason
+
+    return unavailable_reason()
+
+
+def _run_suite(directory: Path, limits: Any, progress: bool) -> Any:
+    from ceplab.workbench.langs.etalis.suite import run_suite
+
+    return run_suite(directory, limits, progress, lang=LANGUAGE)
+
+
+#: ETALIS's own examples (``etalis/examples`` of an ETALIS checkout) against the oracle, the engine and the real
+#: ETALIS (:mod:`.suite`).  The oracle gets 600 s per example: ``long_chain_01`` (a chain of 1,000 rules) takes
+#: about a minute in the consumption-policy oracle.
+SUITE = ExampleSuite("the 'examples' directory of an ETALIS source tree (github.com/sspider/etalis, etalis/examples); "
+                     "needs ETALIS_HOME and swipl, as the peer etalis", _suite_unavailable, _run_suite, time_s=600)
+
+
 def _dumps_stream(events: Any) -> str:
     from ceplab.semantics.etalis.streams import dumps_stream
 
@@ -607,6 +627,7 @@ LANGUAGE = Language(
     real_cases=_real_cases,
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "etalis",
     paper_format=_papers(),
+    suite=SUITE,
     declared_options=declared_options,
     profiles=PROFILES,
     peers={"etalis": Peer("etalis", "the real ETALIS on SWI-Prolog under the matching consumption policy "

@@ -138,6 +138,8 @@ class PeerResult:
         flag: the ETALIS ``event_consumption_policy`` used.
         patched: whether the adapter's missing ``etr_delf`` clauses for ``recent_2``/``chronological_2`` were
             installed (see the module docstring); False means ETALIS ran unmodified.
+        counts: ``((atom_text, start, end), firings)`` for every result, sorted: how often ETALIS fired each
+            (their sum is ``firings``); see :attr:`multiplicity`.
     """
 
     results: frozenset[tuple[str, int, int]]
@@ -147,6 +149,12 @@ class PeerResult:
     events: int
     flag: str
     patched: bool = False
+    counts: tuple[tuple[tuple[str, int, int], int], ...] = ()
+
+    @property
+    def multiplicity(self) -> dict[tuple[str, int, int], int]:
+        """Result -> the number of times ETALIS fired it (ETALIS asserts one ``fired_event/2`` per derivation)."""
+        return dict(self.counts)
 
     @property
     def events_per_second(self) -> float:
@@ -498,7 +506,7 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
         text = _run_swipl(Path(d), src, _render_events(events), flag, True, timeout_s, patched,
                           purge_window=purge_window)
     nums: dict[str, float] = {}
-    results: set[tuple[str, int, int]] = set()
+    results: dict[tuple[str, int, int], int] = {}
     firings = 0
     for line in text.splitlines():
         line = line.strip()
@@ -514,9 +522,9 @@ def run_etalis(rules_text: str | A.Program, events: Sequence[StreamEvent], polic
         if name_arity not in derived:
             continue
         firings += 1
-        results.add((atom, s, e))
+        results[(atom, s, e)] = results.get((atom, s, e), 0) + 1
     return PeerResult(frozenset(results), firings, nums.get("wall", 0.0), nums.get("cpu", 0.0),
-                      int(nums.get("events", len(events))), flag, patched)
+                      int(nums.get("events", len(events))), flag, patched, tuple(sorted(results.items())))
 
 
 def _key_of(prolog_text: str) -> str:
