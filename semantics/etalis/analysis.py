@@ -456,10 +456,42 @@ def check_program(prog: A.Program, file: Optional[str] = None) -> None:
                            "and static predicates are disjoint; docs/semantics/etalis.md#etalis-1.1)", file, atom.pos or r.pos)
     for s in prog.static_rules:
         check_static_rule(s, file)
+    check_static_defined(prog, file)
     for r in prog.event_rules:
         check_event_rule_safety(r, file)
     check_termination(prog, file)
     check_aggregate_strata(prog, file)
+
+
+def _positive_atoms(c: A.Cond) -> Iterator[A.StaticAtom]:
+    """The static atoms of ``c`` that occur positively (not under ``\\+``)."""
+    if isinstance(c, A.StaticAtom):
+        yield c
+    elif isinstance(c, (A.CAnd, A.COr)):
+        for i in c.items:
+            yield from _positive_atoms(i)
+
+
+def check_static_defined(prog: A.Program, file: Optional[str] = None) -> None:
+    """A static atom that occurs positively in a ``where`` (or a ``prolog(Goal)``, read as one) or in a static rule
+    body must name a predicate the rule base defines (a static fact or rule): otherwise the condition is never true
+    and the pattern can never match, which is an error, not an empty answer (the implementation would call a Prolog
+    predicate such as ``write/1``; user Prolog is outside the paper's language, docs/semantics/etalis.md#etalis-1.2).
+
+    Raises:
+        ParseError: naming the atom's line and column.
+    """
+    defined = {s.head.key for s in prog.static_rules}
+    conds: list[A.Cond] = [s.body for s in prog.static_rules if s.body is not None]
+    for r in prog.event_rules:
+        conds.extend(n.cond for n in A.pattern_nodes(r.body) if isinstance(n, A.Where))
+    for c in conds:
+        for a in _positive_atoms(c):
+            if a.key not in defined:
+                raise _err(f"static predicate {key_str(a.key)} is not defined by a fact or static rule of the rule base, "
+                           "so this condition is never true and the pattern can never match (Prolog predicates of "
+                           "the implementation are outside the paper's language; docs/semantics/etalis.md#etalis-1.2)",
+                           file, a.pos)
 
 
 def check_aggregate_strata(prog: A.Program, file: Optional[str] = None) -> None:

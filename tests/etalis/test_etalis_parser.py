@@ -176,7 +176,7 @@ def test_unsafe_head_variable_position():
 def test_head_variables_bound_by_where():
     parse("d(X, Y) <- a(X) where Y is X + 1.")
     parse("d(X, Y) <- a(X) where (Y = X).")
-    parse("d(X, A) <- a(X) where area(X, A).")
+    parse("area(1, 2).\nd(X, A) <- a(X) where area(X, A).")
     e = err("d(X, Y) <- a(X) where Y > 1.")
     assert (e.line, e.column) == (1, 23)
 

@@ -175,7 +175,7 @@ def test_read_examples_names_rows_and_reports_bad_input(tmp_path):
     exs = {e.name: e for e in S.read_examples(tmp_path)}
     assert set(exs) == {"seq#1", "seq#2", "aggr", "chk", "win", "norules", "badgoal", "readme_only"}
     assert exs["seq#1"].features == () and exs["seq#1"].events == (("a", 1, 1), ("b", 2, 2))
-    assert exs["aggr"].features == ("aggregate",)
+    assert exs["aggr"].features == ()          # aggregates are in ceplab's language
     assert exs["chk"].features == ("check",)
     assert exs["win"].features == ("wall-clock window",)
     assert exs["readme_only"].features == ("no goal line",)
@@ -183,14 +183,18 @@ def test_read_examples_names_rows_and_reports_bad_input(tmp_path):
     assert exs["badgoal"].error is not None and exs["badgoal"].error.startswith("unreadable goal line")
     for name in ("norules", "badgoal"):                       # an error row, never a traceback
         assert S.run_example(exs[name]).verdict == "error"
-    v = S.run_example(exs["aggr"])
-    assert (v.verdict, v.features) == ("outside", ("aggregate",))
+    v = S.run_example(exs["chk"])
+    assert (v.verdict, v.features) == ("outside", ("check",))
+    assert S.run_example(exs["aggr"]).verdict != "outside"
 
 
 def test_rule_features_from_ceplab_parser_errors():
     assert S.rule_features("d(X) <- b(X) 'fnot' a(Y).\n") == ["fnot"]
     assert S.rule_features("d(X) <- a(X) 'seq' b(X) 'star_times'.\n") == ["star_times"]
-    assert S.rule_features("m(Min) <- m(T) seq a(X) seq prolog(min(X,T,Min)).\n") == ["prolog"]
+    assert S.rule_features("m(Min) <- m(T) seq a(X) seq prolog(min(X,T,Min)).\n") == []   # a static goal
+    assert S.rule_features("d(X) <- a(X) seq prolog(write(X)).\n") == [
+        "rejected by ceplab's rule checks: static predicate write/1 is not defined by a fact or static rule of the "
+        "rule base, so this condition is never true and the pattern can never match"]
     assert S.rule_features("p(X) :- q(X), !.\nd <- a.\n") == ["user Prolog (cut)"]
     assert S.rule_features("d(X) <- (a(X) seq b(X)) cnot c(Y).\n") == []
     assert S.rule_features("r([property(event_rule_window,1)]) 'rule:' c <- a seq b.\n", clock=False) == []

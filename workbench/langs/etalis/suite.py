@@ -68,12 +68,12 @@ nothing consuming (ETALIS has no ``etr_delf`` clauses for them), and the note gi
 
 What ETALIS's suite shows (Rev 884, SWI-Prolog 9; ``tests/etalis/test_etalis_suite.py`` keeps the agreeing runs
 agreeing): most runs are outside the paper's language (EP-SPARQL, user Prolog, justification, other Prolog
-systems, aggregates, ...); among the runnable ones the differences are the implementation's readings of
+systems, ...); among the runnable ones the differences are the implementation's readings of
 ``par``/``starts``/``finishes``, its one-goal-per-key ``recent``/``chronological``, its broken ``recent_2``/
 ``chronological_2``, and examples whose own check fails on ETALIS too (``meets_0x`` check an ``f`` their rules do
 not define, ``where_01`` omits a result, ``where_02``/``correctness_1`` expect what the unrestricted policy would
-give).  ``aggregate`` is listed as outside because ceplab reads ``aggregate(..)`` as an event name; drop it from
-:data:`BODY_FEATURES` once ceplab has aggregates.
+give).  Aggregates and static goals (``prolog(..)``) are in ceplab's language (docs/semantics/etalis.md#etalis-4.4);
+a static goal calling a Prolog predicate the rule base does not define is outside (ceplab's parser names it).
 
 Sources: ETALIS's ``etalis/src/etalis.P`` (``event/1,2``, ``execute_event_stream_file/1``), ``logging.P``
 (``stored_event/1`` is asserted beside every ``fired_event/2``), ``date_time.P`` (``less_datime/2``), ``flags.P``.
@@ -931,8 +931,6 @@ def read_examples(directory: str | Path) -> list[Example]:
 
 # ================================================================================================ rule features
 
-#: Functors in rule bodies that ceplab would read as event names but that are ETALIS built-ins (user Prolog).
-BODY_FEATURES = {"aggregate": "aggregate", "prolog": "prolog"}
 #: Heads that are ETALIS built-ins.
 HEAD_FEATURES = {"exceptionAlarm": "alarm (exceptionAlarm)",
                  "exceptionAlarmAbsoluteDatime": "alarm (exceptionAlarm)"}
@@ -980,9 +978,6 @@ def rule_features(text: str, file: str = "<rules>", clock: bool = True) -> list[
     for r in prog.event_rules:
         if r.head.name in HEAD_FEATURES:
             add(HEAD_FEATURES[r.head.name])
-        for n in A.pattern_nodes(r.body):
-            if isinstance(n, A.EventAtom) and n.name in BODY_FEATURES:
-                add(BODY_FEATURES[n.name])
         props = {p.name for p in prog.rule_properties(r)}
         if props & {"window", "window_step"}:
             add("garbage collection (rule property window)")
