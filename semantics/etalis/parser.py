@@ -193,6 +193,16 @@ class _GoalCall:
 GOAL_BUILTINS = ("min", "max")
 
 
+def _builtin_cond(t: A.Compound) -> A.Cond | None:
+    """A comparison or ``is`` written in prefix form (``'is'(X, E)``, ``'<'(X, Y)``, as the implementation's rule
+    files sometimes do) as the condition it is, or None for any other compound."""
+    if len(t.args) == 2 and t.functor == "is" and isinstance(t.args[0], A.Var):
+        return A.Is(t.args[0], t.args[1], pos=t.pos)
+    if len(t.args) == 2 and t.functor in A.CMP_OPS:
+        return A.Cmp(_CMP_NORMAL.get(t.functor, t.functor), t.args[0], t.args[1], pos=t.pos)
+    return None
+
+
 def _goal_call(args: tuple, pos: tuple[int, int] | None) -> _GoalCall:
     """``prolog(Goal)``, a static goal between pattern elements (the implementation's form of the paper's
     ``where``, docs/semantics/etalis.md#etalis-4.4): ``Goal`` is a static atom ``p(t1..tn)`` of the rule base or one of
@@ -210,6 +220,9 @@ def _goal_call(args: tuple, pos: tuple[int, int] | None) -> _GoalCall:
             return _GoalCall(A.Is(m, expr, pos=g.pos or where), pos)
         return _GoalCall(A.Cmp("=:=", m, expr, pos=g.pos or where), pos)
     if isinstance(g, A.Compound) and not g.is_arithmetic:
+        builtin = _builtin_cond(g)
+        if builtin is not None:
+            return _GoalCall(builtin, pos)
         return _GoalCall(A.StaticAtom(g.functor, g.args, pos=g.pos or where), pos)
     raise ParseError(f"prolog(Goal): the goal must be a static predicate p(..) of the rule base or min/3, max/3; got "
                      f"{g} (write comparisons and arithmetic in 'where')", None, *(getattr(g, "pos", None) or where))
@@ -295,6 +308,9 @@ class _ToAst(Transformer):
         if isinstance(t, A.Sym):
             return A.StaticAtom(t.name, (), pos=self._sympos.get(id(t)))
         if isinstance(t, A.Compound) and id(t) not in self._arith:
+            builtin = _builtin_cond(t)
+            if builtin is not None:
+                return builtin
             return A.StaticAtom(t.functor, t.args, pos=t.pos)
         raise ParseError(f"a condition must be a comparison, 'X is E', a static atom, '\\+ C', or a "
                          f"parenthesised condition; got the term {t}", None, *(_tpos(t) or (1, 1)))

@@ -193,6 +193,9 @@ def test_static_goal_between_pattern_elements_reads_as_where():
     assert _both(rules, "start_aggr@1 a(1)@2 a(2)@3 a(3)@4") == {
         ("mce(100000)", 1, 1), ("mce(1)", 1, 2), ("mce(1)", 1, 3), ("mce(2)", 1, 3), ("mce(1)", 1, 4),
         ("mce(2)", 1, 4), ("mce(3)", 1, 4)}
+    # comparisons and 'is' in prefix form (as the implementation's rule files write them) are conditions, not atoms
+    assert parse("d(X) <- a(X) seq prolog('<'(X, 3)).") == parse("d(X) <- a(X) where X < 3.")
+    assert parse("d(T) <- a(X) where 'is'(T, X + 1).") == parse("d(T) <- a(X) where T is X + 1.")
     # a static predicate of the rule base as the goal, binding the head variable through it
     rules = "double(1, 2). double(2, 4).\nd(Y) <- a(X) seq b seq prolog(double(X, Y))."
     assert _both(rules, "a(1)@1 a(3)@2 b@3") == {("d(2)", 1, 3)}
