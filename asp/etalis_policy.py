@@ -17,7 +17,7 @@ Split of the work:
   :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
-  rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then for ``k = 0, 1, ...``
+  aggregate records and their updates (P7b), the rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then for ``k = 0, 1, ...``
   until ``halt(k)`` is a fact two shots per step: ``#program pop(k)`` (which item the step processes, and the node
   ``owner(k,N)`` it concerns), then ``#program step(k)`` with the generated rules of that node only (gringo's
   cost per ground call grows with the rules it instantiates, docs/semantics/etalis.md#etalis-9.7).  Every shot is
@@ -370,7 +370,8 @@ def compile_policy(program: A.Program, options: Options) -> Compiled:
     Raises:
         ValueError: ``options.policy`` is ``"unrestricted"`` (not defined by ETALIS-P: use :mod:`ceplab.asp.etalis`).
         UnsupportedError: a construct the encoding does not support (floats, ``/``, arithmetic inside event
-            patterns, a negated part sharing a variable with the rule outside its delimiters).
+            patterns, a negated part sharing a variable with the rule outside its delimiters, an aggregate with
+            ``during_result="contained"``).
     """
     if options.policy == "unrestricted":
         raise ValueError("the unrestricted policy is the minimal model of asp/etalis.py, not ETALIS-P")
@@ -549,8 +550,9 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         events: stream events in arrival order (non-decreasing ends; ties in sequence order, which is the
             ``position`` of ETALIS-P 3).  Times are integer ticks.
         options: ``policy`` (``"chronological" | "recent" | "recent_lifo"``), ``interval_policy``, ``window``,
-            ``proper_intervals_only``, ``during_result``, ``not_local_vars``, the relation switches ``par_overlap``,
-            ``starts_end``, ``during_bounds``, ``finishes_start``; ``not_reading`` is per witness.
+            ``proper_intervals_only``, ``during_result``, ``not_local_vars``, ``aggregate_initial``, the relation
+            switches ``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``; ``not_reading`` is per
+            witness.
         limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
         include_input: also return dispatched stream events of non-derived predicates.
         max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.
