@@ -116,7 +116,7 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
    * no window: the result is ``st + 1`` (``count``), ``st + v`` (``sum``), ``min(st, v)`` / ``max(st, v)``
      (``v`` if ``st`` is ``none``); the new state is the result;
    * window ``N``: the result is ``F`` over the values of ``st``, ``v`` and, for ``min``/``max`` under
-     ``aggregate_initial="sentinel"``, the sentinel (``count``: their number, the sentinel excluded); the new
+     ``aggregate_initial="sentinel"``, the sentinel (``count``: the number of values); the new
      state is ``st`` followed by ``v``, without its oldest value if that makes more than ``N - 1``.
 
    a. A start instance ``x = (V,S,E)`` (an activation of ``s``): the record ``(V,S,E,st0)``, ``st0`` the empty
