@@ -17,7 +17,7 @@ Split of the work:
   :func:`ceplab.semantics.etalis.binarize.binarize`), one rule
   block per node (leaf unification, windows, where-alternatives, or-projection, the join candidates with the
   relations of Figure 2 in hull + relation form, the pushed window on the result, the NOT blocking check, the
-  rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then for ``k = 0, 1, ...``
+  aggregate records and their updates (P7b), the rule heads), the stream facts, and the driver: ``#program base`` is grounded once, then for ``k = 0, 1, ...``
   until ``halt(k)`` is a fact two shots per step: ``#program pop(k)`` (which item the step processes, and the node
   ``owner(k,N)`` it concerns), then ``#program step(k)`` with the generated rules of that node only (gringo's
   cost per ground call grows with the rules it instantiates, docs/semantics/etalis.md#etalis-9.7).  Every shot is
@@ -49,8 +49,8 @@ from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undeci
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
-from ceplab.semantics.etalis.binarize import Node, binarize, walk as _walk
-from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.binarize import Node, binarize, check_aggregates, walk as _walk
+from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 from ceplab.semantics.etalis.streams import StreamEvent
 
@@ -242,19 +242,25 @@ class _Compiler:
             self.join(n, p)
         elif isinstance(pat, A.Not):
             self.not_join(n, p)
+        elif isinstance(pat, A.Aggregate):
+            self.aggregate(n, p)
         else:
             raise TypeError(pat)
 
     def key(self, n: Node, other: set[str]) -> str:
         return self.V(sorted(set(n.names) & other))
 
-    def insert(self, n: Node, key: str, always: bool) -> None:
-        """P7/P8: the insertion request of a live activation of ``n`` (and max:VAR / min:VAR preference)."""
+    def insert(self, n: Node, key: str, always: bool, state: str | None = None) -> None:
+        """P7/P8: the insertion request of a live activation of ``n`` (and max:VAR / min:VAR preference); with
+        ``state`` (an aggregate's start child, P7b) the stored value is the record ``(V,state)``."""
         cond = "" if always or self.o.policy == "recent" else ", not hascand(k)"
-        self.emit(f"insreq(k,{n.id},{key},{self.V(n.names)},S,E) :- {self.live(n)}{cond}.")
+        V = self.V(n.names)
+        self.emit(f"insreq(k,{n.id},{key},{V if state is None else f'({V},{state})'},S,E) :- {self.live(n)}{cond}.")
         if self.kind in ("max", "min") and self.ivar in n.names:
             vx = tuple_text([f"X_{i}" for i in range(len(n.names))])
             vy = tuple_text([f"Y_{i}" for i in range(len(n.names))])
+            if state is not None:                     # a record: the preference reads the start's values
+                vx, vy = f"({vx},XS)", f"({vy},YS)"
             i = n.names.index(self.ivar)
             cmp = ">" if self.kind == "max" else "<"
             self.emit(f"prefer(k) :- samets(k,T), {_CUR}(k,{n.id},T,K2,{vy},S2,E2), insreq(k,{n.id},K,{vx},S,E), "
@@ -304,16 +310,72 @@ class _Compiler:
                   "not blk(k,T).")
 
 
+    def aggregate(self, n: Node, p: Node) -> None:
+        """P7b ``Start seq aggregate(F, Item, R[, N])``: a start is inserted as the record ``(V,St0)`` (rule 8) and
+        yields the empty aggregate; an item yields one candidate per record it may update (``aggupd``: the
+        record's key, its new value ``(V,St')``, its interval and the child), the policy selects one (P7), and the
+        selected record is removed (``rm``) and re-inserted with stamp ``k`` (``updreq``, no rule 8 comparison).
+
+        States: without a count window the running aggregate (an integer, or ``none`` for ``min``/``max`` of no
+        item without the sentinel); with a count window ``N`` the tuple of ``N-1`` slots, oldest first, ``none``
+        for an empty slot: an update drops the first slot and appends the item's value."""
+        pat = p.pattern
+        sc, ic = p.children
+        func, last = pat.func, pat.count_window
+        init = AGGREGATE_SENTINELS.get(func) if self.o.aggregate_initial == "sentinel" else None
+        r0 = 0 if func in ("count", "sum") else init
+        R = self.vs(pat.result.name)
+        Vp = self.V(p.names)
+        if n is sc:                                   # P7b a: a start
+            if last is not None:
+                st0 = tuple_text(["none"] * (last - 1))
+            else:
+                st0 = "none" if r0 is None else str(r0)
+            self.insert(n, self.key(n, set(ic.names)), True, st0)
+            if r0 is not None:
+                self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, {R}={r0}.")
+            return
+        # P7b b: an item; W its value (an integer: "X+0" is undefined on anything else)
+        value = "W=1" if pat.arg is None else f"W={self.vs(pat.arg.name)}+0"
+        win = f", E-S1<={p.window}" if p.window is not None else ""
+        if last is None:
+            st, new = "AS", R
+            if func == "count":
+                alts = [f"{R}=AS+1"]
+            elif func == "sum":
+                alts = [f"{R}=AS+W"]
+            else:                                     # min/max of the state (none: of no item) and W
+                sign = "-" if func == "min" else "+"
+                alts = [f"AS=none, {R}=W", f"AS!=none, {R}=(AS+W{sign}|AS-W|)/2"]
+        else:
+            slots = [f"A{j}" for j in range(1, last)]
+            st, new = tuple_text(slots), tuple_text((slots + ["W"])[1:])
+            fn = "#sum" if func in ("count", "sum") else f"#{func}"
+            elems = [f"A{j},{j} : A{j}!=none" for j in range(1, last)] + ["W,0"]
+            if init is not None and func in ("min", "max"):
+                elems.append(f"{init},init")
+            alts = [f"{R}={fn}{{ {' ; '.join(elems)} }}"]
+        rec = f"{_CUR}(k,{sc.id},T,K,({self.V(sc.names)},{st}),S1,E1)"
+        upd = f"aggupd(k,T,K,({self.V(sc.names)},{new}),S1,E1,act({p.id},{Vp},S1,E))"
+        for alt in alts:
+            self.emit(f"{upd} :- {self.live(n)}, {value}, {rec}, E1<S{win}, {alt}.")
+        self.emit("cand(k,T,X) :- aggupd(k,T,K,VS,S1,E1,X).")
+        self.emit("rm(k,T) :- sel(k,T), aggupd(k,T,K,VS,S1,E1,X).")
+        self.emit(f"updreq(k,{sc.id},K,VS,S1,E1) :- sel(k,T), aggupd(k,T,K,VS,S1,E1,X).")
+
+
 def compile_policy(program: A.Program, options: Options) -> Compiled:
     """The query-specific ASP part of ``program`` under ``options.policy`` (see the module docstring).
 
     Raises:
         ValueError: ``options.policy`` is ``"unrestricted"`` (not defined by ETALIS-P: use :mod:`ceplab.asp.etalis`).
         UnsupportedError: a construct the encoding does not support (floats, ``/``, arithmetic inside event
-            patterns, a negated part sharing a variable with the rule outside its delimiters).
+            patterns, a negated part sharing a variable with the rule outside its delimiters, an aggregate with
+            ``during_result="contained"``).
     """
     if options.policy == "unrestricted":
         raise ValueError("the unrestricted policy is the minimal model of asp/etalis.py, not ETALIS-P")
+    check_aggregates(program, options)
     return _Compiler(program, options).compile()
 
 
@@ -488,8 +550,9 @@ def oracle(program: A.Program, events: Sequence[StreamEvent], options: Options, 
         events: stream events in arrival order (non-decreasing ends; ties in sequence order, which is the
             ``position`` of ETALIS-P 3).  Times are integer ticks.
         options: ``policy`` (``"chronological" | "recent" | "recent_lifo"``), ``interval_policy``, ``window``,
-            ``proper_intervals_only``, ``during_result``, ``not_local_vars``, the relation switches ``par_overlap``,
-            ``starts_end``, ``during_bounds``, ``finishes_start``; ``not_reading`` is per witness.
+            ``proper_intervals_only``, ``during_result``, ``not_local_vars``, ``aggregate_initial``, the relation
+            switches ``par_overlap``, ``starts_end``, ``during_bounds``, ``finishes_start``; ``not_reading`` is per
+            witness.
         limits: wall-clock time (whole call), ground size (atoms), memory; isolation in a forked worker.
         include_input: also return dispatched stream events of non-derived predicates.
         max_steps: step cap (P4 steps); default ``limits.max_ground_size // 3``.  More steps: Undecided.

@@ -30,7 +30,7 @@ def evaluator(program: A.Program, options: Options = Options()):
 
     Raises:
         UnsupportedError: floats or ``/``, or a construct the front end rejects (arithmetic in event patterns, A6
-            negation clashes, aggregates under a consumption policy or a contained DURING).
+            negation clashes, aggregates with a contained DURING).
         ModelError: (from ``close()``) the program has no unique answer set on the stream, as the oracle reports.
     """
     check_aggregates(program, options)     # the switch values aggregates have no meaning under (both sides)

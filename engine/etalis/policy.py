@@ -2,9 +2,11 @@
 ETALIS-P (:mod:`ceplab.semantics.etalis.policies`, whose numbered sections are cited below; paper section 3.5, docs/semantics/etalis.md#etalis-3.12, #etalis-9.6).
 
 The program is binarized exactly as for the unrestricted engine (one node per sub-pattern, node ids in
-pre-order, docs/semantics/etalis.md#etalis-9.2).  Children of a binary operator and of ``not`` keep a goal store per join key (the values
-of the variables shared with the sibling): for ``chronological`` and ``recent_lifo`` a deque in insertion order
-(insertion order *is* stamp order, so no stamps are stored), for ``recent`` one instance per key.
+pre-order, docs/semantics/etalis.md#etalis-9.2).  Children of a binary operator and of ``not``, and the start child of an
+aggregate, keep a goal store per join key (the values of the variables shared with the sibling): for
+``chronological`` and ``recent_lifo`` a deque in insertion order (insertion order *is* stamp order, so no stamps are
+stored), for ``recent`` one instance per key.  An aggregate's store holds records ``(V, S, E, state)`` (ETALIS-P 7b);
+an item that updates a record moves it to the back of its deque (it is re-inserted with the step's stamp).
 
 Processing is the depth-first stack machine of ETALIS-P section 4: an item is popped, processed (all state
 changes of its step happen then), and its children are pushed in reverse order.  A join fires at most once per
@@ -28,8 +30,8 @@ from ceplab.engine.etalis.evaluate import (_compare, _solve, _unify, _value, adm
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
-from ceplab.semantics.etalis.binarize import Node, binarize
-from ceplab.semantics.etalis.options import Options
+from ceplab.semantics.etalis.binarize import Node, binarize, check_aggregates
+from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 
 __all__ = ["PolicyEvaluator"]
@@ -43,7 +45,7 @@ _ACT = 1
 class _PNode:
     """One binarized sub-pattern (ETALIS-P section 1)."""
     __slots__ = ("id", "p", "kind", "names", "parent", "side", "children", "rule", "q", "stored", "store",
-                 "key_idx", "build", "never_blocks", "nkey", "seq_right", "attr", "swept")
+                 "key_idx", "build", "never_blocks", "nkey", "seq_right", "attr", "swept", "agg")
 
     def __init__(self, bn: Node) -> None:
         self.id = bn.id
@@ -64,6 +66,7 @@ class _PNode:
         self.seq_right = False           # right child of seq / end delimiter of not: never stored
         self.attr: Optional[int] = None  # interval_policy max/min: index of VAR in names
         self.swept: Optional[int] = None
+        self.agg: tuple = ()             # aggregate node: (F, index of X in the item's names, R0, N)
 
 
 class PolicyEvaluator:
@@ -73,6 +76,7 @@ class PolicyEvaluator:
         program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
         options: :class:`ceplab.semantics.etalis.options.Options` with ``policy`` in ``chronological``, ``recent``,
             ``recent_lifo``; ``interval_policy``, ``window``, ``proper_intervals_only``, ``during_result``,
+            ``aggregate_initial``,
             ``not_local_vars`` and the relation switches ``par_overlap``, ``starts_end``, ``during_bounds``,
             ``finishes_start`` are honoured.
 
@@ -82,7 +86,8 @@ class PolicyEvaluator:
 
     Raises:
         UnsupportedError: floats, ``/`` (:func:`~ceplab.engine.etalis.evaluate.check_integer_program`),
-            arithmetic in event patterns, A6 negation clashes (:mod:`ceplab.semantics.etalis.binarize`).
+            arithmetic in event patterns, A6 negation clashes, aggregates with ``during_result="contained"``
+            (:mod:`ceplab.semantics.etalis.binarize`).
         ValueError: ``options.policy == "unrestricted"`` (use :class:`Evaluator`); out-of-order events.
     """
 
@@ -92,6 +97,7 @@ class PolicyEvaluator:
                              "(ceplab.engine.etalis.evaluate.Evaluator)")
         check_integer_program(program)             # floats, '/': the engine's own check
         check_termination_under(program, options)  # A14 under the relation switches (A24-A26, A5)
+        check_aggregates(program, options)         # aggregates with a contained DURING (both sides)
         roots = binarize(program)                  # the shared front end (ETALIS-P 1): nodes, A6, patterns
         self.program = program
         self.o = options
@@ -177,6 +183,20 @@ class PolicyEvaluator:
             nc.key_idx = tuple(nc.names.index(x) for x in nshared)
             n.nkey = tuple(n.names.index(x) for x in nshared)
             n.never_blocks = bool(pattern_vars(p.negated) - set(n.names)) and self.o.not_local_vars == "free"
+        elif isinstance(p, A.Aggregate):
+            # ETALIS-P 7b: the start child stores records (V, S, E, state); the item child is never stored
+            sc = self._build(bn.children[0])
+            ic = self._build(bn.children[1])
+            self._link(n, [(sc, "a"), (ic, "i")])
+            shared = sorted(set(sc.names) & set(ic.names))
+            for c in (sc, ic):
+                c.key_idx = tuple(c.names.index(x) for x in shared)
+            sc.stored = True
+            ic.seq_right = True
+            n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
+            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
+            n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
+                     0 if p.func in ("count", "sum") else init, p.count_window)
         else:
             raise TypeError(p)
         return n
@@ -335,6 +355,8 @@ class PolicyEvaluator:
             return [(_ACT, p, tuple(vals[i] for i in idx), s, e)]
         if k == "Not":
             return self._not(p, n, vals, s, e)
+        if k == "Aggregate":
+            return self._aggregate(p, n, vals, s, e)
         return self._join(p, n, vals, s, e)
 
     # ---------------------------------------------------------------- joins (ETALIS-P 7)
@@ -450,6 +472,58 @@ class PolicyEvaluator:
             return [(_ACT, p, out, y[1], e)]
         return None
 
+    # ---------------------------------------------------------------- aggregates (ETALIS-P 7b)
+    def _aggregate(self, p: _PNode, n: _PNode, vals: tuple, s: int, e: int) -> Optional[list]:
+        """``Start seq aggregate(F, Item, R[, N])`` (ETALIS-P 7b, docs/semantics/etalis.md#etalis-4.4): a start
+        instance is stored as a record ``(V, S, E, state)`` by rule 8 and yields the empty aggregate (if defined); an
+        item selects one record as a join selects its partner, updates its state, moves it to the back of the
+        store (the newest) and yields the record's start values with the new aggregate on ``[S_rec, E]``."""
+        func, vi, r0, last = p.agg
+        if n.side == "a":                                # 7b a: a start
+            st0 = () if last is not None else r0
+            self._insert(n, tuple(vals[i] for i in n.key_idx), (vals, s, e, st0))
+            if r0 is None:
+                return None
+            return [(_ACT, p, tuple(A.Num(r0) if i < 0 else vals[i] for i in p.build), s, e)]
+        if vi is None:                                   # 7b b: an item; its value
+            v = 1
+        else:
+            x = vals[vi]
+            if not (isinstance(x, A.Num) and isinstance(x.value, int)):
+                return None
+            v = x.value
+        sc = p.children[0]
+        jk = tuple(vals[i] for i in n.key_idx)
+        q = p.q
+        if not self.consume:                             # recent: the single record of the key
+            y = sc.store.get(jk)
+            if y is None or not y[2] < s or (q is not None and e - y[1] > q):
+                return None
+        else:
+            bucket = sc.store.get(jk)
+            if bucket and q is not None:
+                lim = self.clock - q
+                while bucket and bucket[0][1] < lim:     # dead at the front (module docstring)
+                    bucket.popleft()
+            if not bucket:
+                return None
+            idx = range(len(bucket) - 1, -1, -1) if self.lifo else range(len(bucket))
+            for i in idx:
+                y = bucket[i]
+                if y[2] < s and (q is None or e - y[1] <= q):
+                    del bucket[i]
+                    break
+            else:
+                return None
+        r, st = _apply(func, r0, last, y[3], v)
+        rec = (y[0], y[1], y[2], st)                     # re-inserted with this step's stamp: the newest
+        if self.consume:
+            bucket.append(rec)
+        else:
+            sc.store[jk] = rec
+        yv = y[0]
+        return [(_ACT, p, tuple(A.Num(r) if i < 0 else yv[i] for i in p.build), y[1], e)]
+
     # ---------------------------------------------------------------- insertion (ETALIS-P 8)
     def _prefer(self, n: _PNode, y: tuple, x: tuple) -> bool:
         """prefer(y, x): ``y`` and ``x`` have the same timestamp and the interval policy keeps ``y``."""
@@ -491,3 +565,25 @@ class PolicyEvaluator:
                     del bucket[i]
                     break
         bucket.append(x)
+
+
+def _apply(func: str, r0: Optional[int], last: Optional[int], st: Any, v: int) -> tuple[int, Any]:
+    """ETALIS-P 7b: apply the item value ``v`` to the record state ``st`` of an aggregate ``func`` (empty aggregate
+    ``r0``, count window ``last``): ``(result, new state)``."""
+    if last is None:
+        if st is None:
+            r = v
+        elif func == "count":
+            r = st + 1
+        elif func == "sum":
+            r = st + v
+        else:
+            r = min(st, v) if func == "min" else max(st, v)
+        return r, r
+    vs = st + (v,)
+    if func in ("count", "sum"):
+        r = sum(vs)                                      # count: every value is 1
+    else:
+        pick = min if func == "min" else max
+        r = pick(vs) if r0 is None else pick(pick(vs), r0)
+    return r, vs[1:] if len(vs) > last - 1 else vs

@@ -182,26 +182,22 @@ def binarize(program: A.Program) -> list[Node]:
 
 def check_aggregates(program: A.Program, options) -> None:
     """Refuse, for the oracles and the engines alike, the switch values under which ceplab gives aggregates
-    (``start seq aggregate(F, item, R)``, docs/semantics/etalis.md#etalis-4.4) no meaning yet.
+    (``start seq aggregate(F, item, R)``, docs/semantics/etalis.md#etalis-4.4) no meaning.  Aggregates are defined
+    under every policy: ``unrestricted`` by #etalis-4.4, the consumption policies by ETALIS-P section 7b
+    (:mod:`ceplab.semantics.etalis.policies`).
 
     Args:
         program: a parsed :class:`ceplab.semantics.etalis.ast.Program`.
         options: its :class:`ceplab.semantics.etalis.options.Options`.
 
     Raises:
-        UnsupportedError: the program has an aggregate and ``options.policy`` is a consumption policy (the
-            aggregate's goal under consumption is not specified by ETALIS-P yet) or ``options.during_result`` is
-            ``"contained"`` (contained DURING instances end before the clock, so an item could arrive after the
-            items that end later).
+        UnsupportedError: the program has an aggregate and ``options.during_result`` is ``"contained"`` (contained
+            DURING instances end before the clock, so an item could arrive after the items that end later).
     """
     agg = next((n for r in program.event_rules for n in A.pattern_nodes(program.effective_body(r))
                 if isinstance(n, A.Aggregate)), None)
     if agg is None:
         return
-    if options.policy != "unrestricted":
-        raise UnsupportedError(
-            f"aggregates under the consumption policy {options.policy!r} are not supported yet (ceplab defines them "
-            "under the unrestricted policy, docs/semantics/etalis.md#etalis-4.4)", None, *(agg.pos or (None, None)))
     if options.during_result == "contained":
         raise UnsupportedError(
             "aggregates with during_result='contained' are not supported (a contained DURING derives instances that "

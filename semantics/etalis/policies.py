@@ -21,16 +21,19 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
 1. Nodes.  Every event rule (after folding ``event_rule_window`` in as ``(body).w``) is binarized into one
    node per sub-pattern, exactly as the oracle does (docs/semantics/etalis.md#etalis-9.2).  Node ids are assigned in pre-order over the
    rules in program order; a node precedes its children; the children of a binary operator are ``left``,
-   ``right``; those of ``not(p1).[p2,p3]`` are ``p2`` (start), ``p3`` (end), ``p1`` (negated); ``(p).q`` and
+   ``right``; those of ``not(p1).[p2,p3]`` are ``p2`` (start), ``p3`` (end), ``p1`` (negated); those of
+   ``Start seq aggregate(F, Item, R[, N])`` are ``Start`` (start), ``Item`` (item); ``(p).q`` and
    ``p where c`` have one child.  ``V_n`` is the sorted tuple of the variables visible at ``n``
    (:func:`ceplab.semantics.etalis.analysis.visible_vars`).  ``q(n)`` is the smallest window length ``q`` of the
    ``(p).q`` nodes on the path from ``n`` (inclusive) to its rule's root, undefined if there is none.  The
    **join key** of a child ``c`` of a binary node is its values on the variables it shares with its sibling;
    for ``not``, of ``p2``/``p3`` on the variables they share with each other, of ``p1`` on the variables it
-   shares with ``V`` of the ``not`` node.
+   shares with ``V`` of the ``not`` node; for an aggregate, of the start and the item on the variables they
+   share (``R`` is new, so it is neither's).
 
-2. State.  A stack of items; a **store** per node that is a child of a binary operator or of ``not`` (a list
-   of stored instances ``(stamp, V, S, E)``); the set of processed activations ``(n, V, S, E)``; the set of
+2. State.  A stack of items; a **store** per node that is a child of a binary operator or of ``not``, or the
+   start child of an aggregate (a list of stored instances ``(stamp, V, S, E)``; at an aggregate's start child
+   **records** ``(stamp, V, S, E, st)`` that also carry an aggregate state, section 7b); the set of processed activations ``(n, V, S, E)``; the set of
    dispatched events ``(A, S, E)``; a step counter ``k`` (0, 1, ...).
 
 3. Input order.  The input items are the stream events (ground atom ``A`` on ``[S,E]``, in stream order; ends
@@ -54,7 +57,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
    a pattern before the one that *starts* it: the right operand of a binary operator before its left one,
    and for ``not`` the end delimiter ``p3``, then the negated ``p1``, then the start ``p2`` (ETALIS's compiler
    emits the checking clause before the goal-inserting one, ``[SecondClause, FirstClause]`` in
-   ``compiler.P``).  So ``e <- a seq a`` fires on consecutive ``a``'s under every policy, as in ETALIS.  A leaf
+   ``compiler.P``).  So ``e <- a seq a`` fires on consecutive ``a``'s under every policy, as in ETALIS.  An
+   aggregate counts as a binary operator here, its item as the completing operand: the item before the start
+   (ETALIS's compiler emits the updating clause before the goal-inserting one, as for ``seq``).  A leaf
    without such an ancestor comes after the others of its rule.  A time-point item of leaf ``n`` has the
    single child ``act(n, (), q, q)``.
 
@@ -72,7 +77,8 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
       * ``p' where c``: one child ``act(p, V', S, E)`` per distinct solution ``V'`` of ``c`` under ``V``, in
         increasing clingo order of ``V'`` as a tuple;
       * ``or``: child ``act(p, V restricted to V_p, S, E)``;
-      * a binary operator, or ``not``: the join below.
+      * a binary operator, or ``not``: the join below;
+      * an aggregate: section 7b.
 
 7. Join at a binary ``p = L op R`` (op other than ``or``), ``x = (V,S,E)`` arriving on side ``l`` or ``r``
    at child ``n``, sibling ``o``.  The **candidates** are the instances ``y`` stored at ``o`` with the same
@@ -99,6 +105,42 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
    local to ``p1`` nothing blocks, A6).  The selection, removal and the child ``act(p, V, S_y, E_x)`` are as
    for a binary operator; ``p3`` is never stored.
 
+7b. Aggregates ``p = Start seq aggregate(F, Item, R[, N])`` (docs/semantics/etalis.md#etalis-4.4; the
+   implementation's aggregate goals, ``compiler.P`` and ``storage.P``), start child ``s``, item child ``i``,
+   join key as in section 1.  The **empty aggregate** ``R0`` is ``0`` for ``count`` and ``sum``; for ``min`` /
+   ``max`` it is ``100000`` / ``-100000`` under ``aggregate_initial="sentinel"`` and undefined otherwise.  The
+   **state** of a record is, without a count window, its running aggregate (``R0``, or ``none`` when ``R0`` is
+   undefined), with a count window ``N`` the sequence of the values of the last ``N - 1`` items applied to it,
+   oldest first (empty at the start).  Applying a value ``v`` to a state ``st`` gives a result and a new state:
+
+   * no window: the result is ``st + 1`` (``count``), ``st + v`` (``sum``), ``min(st, v)`` / ``max(st, v)``
+     (``v`` if ``st`` is ``none``); the new state is the result;
+   * window ``N``: the result is ``F`` over the values of ``st``, ``v`` and, for ``min``/``max`` under
+     ``aggregate_initial="sentinel"``, the sentinel (``count``: the number of values); the new
+     state is ``st`` followed by ``v``, without its oldest value if that makes more than ``N - 1``.
+
+   a. A start instance ``x = (V,S,E)`` (an activation of ``s``): the record ``(V,S,E,st0)``, ``st0`` the empty
+      state, is inserted into the store of ``s`` by rule 8 (join key, ``prefer`` and the interval policy on
+      ``(V,S,E)``): under ``recent`` it replaces the record of its key (Snoop's recent context: the newest
+      initiator), under ``chronological`` / ``recent_lifo`` records accumulate.  Then, whether or not rule 8
+      inserted it, its only child is ``act(p, V + {R: R0}, S, E)`` if ``R0`` is defined, else it has none.
+   b. An item instance ``x = (V,S,E)`` (an activation of ``i``; items are never stored).  Its value ``v`` is ``1``
+      for ``count``, else its value of the aggregated variable; if that is not an integer, ``x`` has no child
+      and changes nothing (as in #etalis-4.4).  The **candidates** are the records ``y = (T, V_y, S_y, E_y, st)``
+      stored at ``s`` with the same join key, ``E_y < S`` (the start ends before the item starts, as for ``seq``)
+      and, if ``q(p)`` is defined, ``E - S_y <= q(p)``.  One is selected as a join selects its partner:
+      ``chronological`` the smallest stamp, ``recent_lifo`` the largest, ``recent`` the only one (at most one per
+      key).  If there is one, ``y``: applying ``v`` to ``st`` gives ``r`` and ``st'``; ``y`` is removed and the
+      record ``(V_y, S_y, E_y, st')`` is inserted with the stamp ``k`` of this step, without rule 8's comparison
+      (it becomes the newest record: the implementation's delete and re-insert of the aggregate goal); the only
+      child is ``act(p, V_y + {R: r}, S_y, E)``.  Otherwise ``x`` has no child.
+
+   A start is never consumed.  Under ``chronological`` an updated record goes to the back of the FIFO order, so
+   the records of a key take the items in turn; under ``recent_lifo`` the newest record that is a candidate takes
+   every item.  Items are applied one at a time in arrival order (section 3), so simultaneous items *do* see each
+   other: unlike the unrestricted definition (#etalis-4.4), where an item ending at ``t`` never sees another
+   item ending at ``t``.
+
 8. Insertion of ``x = (V,S,E)`` into the store of ``n`` (stamp ``k``).  Let the **timestamp** of an instance be
    its end for ``recent``/``recent_lifo`` and its start for ``chronological``.  ``prefer(y, x)`` under
    ``interval_policy`` (docs/semantics/etalis.md#etalis-3.12 "On time intervals", rules (28)-(30), A12) holds when ``y`` and ``x`` have
@@ -119,13 +161,16 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
 
 9. Results: the set of events ``(A,S,E)`` recorded in step 5 whose predicate is an event-rule head
    (multiplicity is not part of the answer, A17).  Consequences used as test properties: for programs without
-   ``not`` every policy's answers are a subset of the unrestricted ones (a policy only drops joins); under
-   ``chronological`` and ``recent_lifo`` each stored instance completes at most one pattern; ``recent``
-   never removes on a match.
+   ``not`` and without aggregates every policy's answers are a subset of the unrestricted ones (a policy only
+   drops joins; an aggregate record sees only the items it selected, and tied items see each other, 7b); under
+   ``chronological`` and ``recent_lifo`` each stored instance completes at most one pattern (an aggregate
+   record is updated, not consumed); ``recent`` never removes on a match.
 
 Not defined (rejected with :class:`ValueError` by :class:`ceplab.semantics.etalis.options.Options`): a policy with
 ``not_reading="literal"`` (Figure 2's outer-interval reading has no operational counterpart), an
-``interval_policy`` with ``unrestricted``.
+``interval_policy`` with ``unrestricted``.  Refused for every policy by
+:func:`ceplab.semantics.etalis.binarize.check_aggregates` (:class:`~ceplab.semantics.errors.UnsupportedError`): an
+aggregate with ``during_result="contained"``.
 """
 from __future__ import annotations
 
@@ -156,7 +201,7 @@ def dispatch_order(program) -> dict[int, int]:
     """The dispatch order of ETALIS-P section 5: event-atom leaf node id -> rank (0 = dispatched first).
 
     Node ids are the pre-order ids of ETALIS-P section 1 (rules in program order; a node before its
-    children; binary: left, right; ``not``: start, end, negated; window/where: the child).
+    children; binary: left, right; ``not``: start, end, negated; aggregate: start, item; window/where: the child).
 
     Args:
         program: a :class:`ceplab.semantics.etalis.ast.Program`.
@@ -182,6 +227,11 @@ def dispatch_order(program) -> dict[int, int]:
             me = object()
             walk(p.left, rule, (me, 1), post)
             walk(p.right, rule, (me, 0), post)
+            post.append(me)
+        elif isinstance(p, A.Aggregate):             # as seq: the item completes, the start starts
+            me = object()
+            walk(p.start, rule, (me, 1), post)
+            walk(p.item, rule, (me, 0), post)
             post.append(me)
         elif isinstance(p, A.Not):
             me = object()

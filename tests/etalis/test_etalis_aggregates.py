@@ -1,6 +1,7 @@
 """Aggregates ``start seq aggregate(F, item, R)`` (docs/semantics/etalis.md#etalis-4.4): parsing and its errors, the
 oracle and the engine on hand-computed cases (the ETALIS examples ``aggregates_01`` to ``_04``, ties, joins, windows,
-the ``aggregate_initial`` switch), and a differential property over generated aggregate programs."""
+the ``aggregate_initial`` switch), and a differential property over generated aggregate programs (under the
+unrestricted policy; the consumption policies: tests/etalis/test_etalis_aggregate_policies.py)."""
 from __future__ import annotations
 
 import pytest
@@ -156,9 +157,11 @@ def test_a_recursive_start_iterates_the_aggregate():
         ("c(0)", 1, 1), ("c(1)", 1, 2), ("c(2)", 1, 3), ("c(0)", 1, 2), ("c(1)", 1, 3), ("c(0)", 1, 3)}
 
 
-def test_aggregates_under_a_consumption_policy_or_a_contained_during_are_refused_by_both():
+def test_aggregates_with_a_contained_during_are_refused_by_both_under_every_policy():
+    # under a consumption policy aggregates are defined (ETALIS-P 7b, tests/etalis/test_etalis_aggregate_policies.py)
     prog = parse(COUNT)
-    for o in (Options(policy="recent_lifo"), Options(during_result="contained")):
+    for policy in ("unrestricted", "chronological", "recent", "recent_lifo"):
+        o = Options(policy=policy, during_result="contained")
         with pytest.raises(UnsupportedError, match="aggregates"):
             oracle(prog, _stream("start_aggr@1 a(1)@2"), o)
         with pytest.raises(UnsupportedError, match="aggregates"):

@@ -340,8 +340,9 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
     Then, with probability :data:`P_SWITCH_SHAPE`, the rules and stream are replaced by the shape on which a drawn
     non-default switch changes answers, else with probability :data:`P_LONG_WINDOW` by a windowed rule on a long
     stream (issue 11 item 7(b): the default campaign must expose the planted switch and GC mutants), else, under
-    the unrestricted policy, with probability :data:`P_AGGREGATE` by a program of aggregate rules
-    (docs/semantics/etalis.md#etalis-4.4; values 0..3 so that sums, minima and maxima differ).
+    every policy (with ``during_result="container"``), with probability :data:`P_AGGREGATE` by a program of aggregate
+    rules (docs/semantics/etalis.md#etalis-4.4; under a consumption policy ETALIS-P 7b; values 0..3 so that sums,
+    minima and maxima differ).
     """
     from ceplab.asp.etalis import compile_program
     from ceplab.workbench.generators import RandomChooser
@@ -369,8 +370,7 @@ def _random_case(rng: random.Random, length: int) -> tuple[str, list, Options]:
         text, stream = shaped
     elif ch.boolean(P_LONG_WINDOW):
         text, stream = gen_long_window_case(ch)
-    elif (options.policy == "unrestricted" and options.during_result == "container"
-          and ch.boolean(P_AGGREGATE)):
+    elif options.during_result == "container" and ch.boolean(P_AGGREGATE):
         text = gen_etalis_program(ch, max_rules=3, max_depth=2, p_aggregate=0.6)
         stream = gen_etalis_stream(ch, length, values=(0, 3))
     return text, stream, options

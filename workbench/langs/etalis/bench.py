@@ -15,13 +15,13 @@ window; without a window the ``(..).w`` / ``event_rule_window`` is left out):
     W1ab  the same rule on a stream of a and b only (no noise types: every event reaches the rule)
     W2    e(X) <- (not(c(X)).[a(X), b(X)] and f(X)).w.
     W3    l1(X) <- (a(X) seq b(X)).w.   l2(X) <- (l1(X) seq c(X)).w.   l3(X) <- (l2(X) and d(X)).w.
-    WA    d(S) <- (s(_) seq aggregate(sum(X), a(X), S)).w.     (aggregates: unrestricted only)
+    WA    d(S) <- (s(_) seq aggregate(sum(X), a(X), S)).w.     (in the grid under unrestricted only)
 
 W1 is the issue's ``d <- a seq b`` (2/3 of its events are noise, dropped at dispatch; W1ab is the harder
 variant without noise, the shape of the peer's stream); W2 combines ``and`` with a negation whose delimiters
 share the variable ``X``; W3 is a three-level hierarchy (derived events feed the next rule); WA a running sum
-from every ``s`` over the ``a`` values after it (docs/semantics/etalis.md#etalis-4.4; aggregates are defined under the
-unrestricted policy only).
+from every ``s`` over the ``a`` values after it (docs/semantics/etalis.md#etalis-4.4; the grid runs it under the
+unrestricted policy only, although ETALIS-P 7b defines aggregates under the consumption policies too).
 
 Cold and warm: the update pass runs ``Grid.repeats(n)`` times; *cold* is the first run, *warm* keeps the fastest run
 per tenth of the stream (both shown side by side; the targets use warm).  Floor rows: W1's streams through the

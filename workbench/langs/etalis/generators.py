@@ -115,8 +115,9 @@ def gen_etalis_program(ch: Chooser, *, max_rules: int = 3, max_depth: int = 3,
     event_rule_window, 1..5)]) 'rule:' ...``). At most one ``not`` in the whole program (keeps the
     time stratification checkable). With probability ``p_counter`` the guarded recursive counter
     ``cnt(0) <- b(_). cnt(N+1) <- cnt(N) seq a(_) where N < 2.`` is added.  With probability ``p_aggregate`` each
-    rule is an aggregate rule instead (:func:`gen_aggregate_rule`; aggregates are defined under the unrestricted
-    policy only, so callers that draw a consumption policy keep this at 0).
+    rule is an aggregate rule instead (:func:`gen_aggregate_rule`; aggregates are defined under every policy,
+    docs/semantics/etalis.md#etalis-4.4 and ETALIS-P 7b, but not with ``during_result="contained"``; the default 0
+    keeps them out of the properties of aggregate-free programs, such as ETALIS-P 9's subset property).
     """
     n = ch.integer(1, max_rules)
     rules: list[str] = []
