@@ -74,8 +74,7 @@ def test_grid_shapes():
     assert {("W1", p, n, None) for p in ("chronological", "recent") for n in (10_000, 100_000)} <= cells
     assert {(wl, p, 100_000, 20) for wl in ("W2", "W3") for p in BE.POLICIES} <= cells
     assert max(n for wl, p, n, w in d.cells if p == "unrestricted" and w is None) <= 10_000  # n^2 results
-    assert {c[:2] for c in d.oracle_cases} == ({(wl, p) for wl in ("W1", "W2", "W3") for p in BE.POLICIES}
-                                               | {("WA", "unrestricted")})   # aggregates: unrestricted only
+    assert {c[:2] for c in d.oracle_cases} == {(wl, p) for wl in ("W1", "W2", "W3", "WA") for p in BE.POLICIES}
     assert dict(((c[0], c[1]), c[3]) for c in d.oracle_cases)[("W1", "unrestricted")] == (100, 300, 1000)
     assert max(n for *_x, n, _w in BE.make_grid("full").cells) == 1_000_000
     q = BE.make_grid("quick")
@@ -188,16 +187,16 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
         calls.append((n, window, policy, kw.get("purge")))
         return timing(n, window, policy, kw.get("purge"))
 
-    def timing(n, window, policy, purge):
-        if policy == "recent":
+    def timing(n, window, policy, purge, flag=None):
+        if policy == "recent" and flag is None:    # our recent: no ETALIS counterpart (an ETALIS flag is one)
             raise peer.UnsupportedError("no ETALIS counterpart")
         k = sum(1 for c in calls if c[:3] == calls[-1][:3])   # runs of this row so far
         wall, cpu = (2.0, 1.0) if k == 1 else (1.0, 0.5)       # first run slower (cold), then faster (warm)
-        return peer.SeqTiming(n, wall, cpu, policy, False, window if purge else None)
+        return peer.SeqTiming(n, wall, cpu, flag or policy, False, window if purge else None)
 
-    def fake_time_program(rules, events, policy, *, purge_window=None, **kw):
-        calls.append((len(events), rules, policy, purge_window))
-        return timing(len(events), purge_window, policy, True)
+    def fake_time_program(rules, events, policy="unrestricted", *, purge_window=None, etalis_flag=None, **kw):
+        calls.append((len(events), rules, etalis_flag or policy, purge_window))
+        return timing(len(events), purge_window, etalis_flag or policy, True, etalis_flag)
 
     monkeypatch.setattr(peer, "unavailable_reason", lambda: None)
     monkeypatch.setattr(peer, "time_seq", fake_time_seq)
@@ -205,7 +204,8 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
     rows = rep["peer"]["rows"]
     assert [(r["workload"], r["policy"]) for r in rows] == (
-        [("W1", p) for p in BE.POLICIES] + [("W3", p) for p in BE.POLICIES] + [("WA", "unrestricted")])
+        [("W1", p) for p in BE.POLICIES] + [("W3", p) for p in BE.POLICIES]
+        + [("WA", p) for p in ("unrestricted", "chronological", "recent_lifo")])
     assert calls[0] == (300, 10, "unrestricted", True)
     assert all(c[3] for c in calls)                            # ETALIS runs with the purge ceplab has
     # the hierarchy with its windows; the aggregate without (ETALIS has no aggregate in a labelled rule), purged
@@ -224,7 +224,7 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
             assert r[f"ratio_{clk}"] == pytest.approx(r[f"our_{clk}_warm_eps"] / r[f"peer_{clk}_warm_eps"])
             assert r[f"cold_ratio_{clk}"] == pytest.approx(r[f"our_{clk}_cold_eps"] / r[f"peer_{clk}_cold_eps"])
         assert r["peer_cpu_warm_eps"] == pytest.approx(300 / 0.5) and r["peer_wall_cold_eps"] == pytest.approx(150)
-    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 7
+    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 9
     from rich.console import Console
     buf = io.StringIO()
     BE.render(rep, Console(file=buf, width=3000))
@@ -252,6 +252,7 @@ def test_peer_aggregate_row_computes_the_windowed_results():
         pytest.skip(reason)
     w = BE.TARGET_WINDOW
     evs = BE.workload_events("WA", 1500)
-    ours = set(evaluator(BE.parse_workload("WA", w), Options()).run(evs))
-    theirs = peer.run_etalis(BE.WORKLOADS["WA"].text(None), evs, "unrestricted", purge_window=w - 1).results
-    assert ours and theirs == ours
+    for pol, flag in BE.WA_FLAGS.items():
+        ours = set(evaluator(BE.parse_workload("WA", w), Options(policy=pol)).run(evs))
+        theirs = peer.run_etalis(BE.WORKLOADS["WA"].text(None), evs, etalis_flag=flag, purge_window=w - 1).results
+        assert ours and theirs == ours, pol
