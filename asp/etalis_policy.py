@@ -61,12 +61,13 @@ _CUR = "\x00"  # placeholder for the store fluent in generated rules (asp_string
 
 
 @lru_cache(maxsize=16)
-def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, tuple[str, str], tuple[str, str]]:
+def _fixed_parts(policy: str, ipol_on: bool, replace: bool = False) -> tuple[str, tuple[str, str], tuple[str, str]]:
     """(base part, pop part for even and odd k, step part for even and odd k) of the fixed program for ``policy``.
 
     The pop part is ``#program pop(k)``; the step part is ``#program step(k)`` (common to all policies),
     ``step_<policy>(k)`` and, when
-    ``ipol_on`` (``interval_policy != "off"``), ``step_ipol(k)``; the other parts of the .lp file hold rules
+    ``ipol_on`` (``interval_policy != "off"``), ``step_ipol(k)``, and with ``replace`` (``goal_replacement=
+    "same_values"``, A27) ``step_replace(k)``; the other parts of the .lp file hold rules
     whose guard is false under ``policy``, so leaving them out changes nothing (docs/semantics/etalis.md#etalis-9.7).
     The fluent predicates are written ``cur_X`` (read at ``k``) and ``new_X`` (written at ``k+1``); even steps
     read ``f0_X`` and write ``f1_X``, odd steps the other way round (the .lp file has no user text, so the
@@ -74,7 +75,7 @@ def _fixed_parts(policy: str, ipol_on: bool) -> tuple[str, tuple[str, str], tupl
     text = LP_FILE.read_text(encoding="utf-8")
     pieces = _PART.split(text)
     base, parts = pieces[0], dict(zip(pieces[1::2], pieces[2::2]))
-    want = ["step", f"step_{policy}"] + (["step_ipol"] if ipol_on else [])
+    want = ["step", f"step_{policy}"] + (["step_ipol"] if ipol_on else []) + (["step_replace"] if replace else [])
     step = "\n".join(parts[w] for w in want)
     return (_rename(base, 0), (_rename(parts["pop"], 0), _rename(parts["pop"], 1)),
             (_rename(step, 0), _rename(step, 1)))
@@ -321,6 +322,8 @@ class _Compiler:
         for an empty slot: an update drops the first slot and appends the item's value."""
         pat = p.pattern
         sc, ic = p.children
+        if n is sc and self.o.goal_replacement != "keep":
+            self.base.append(f"aggstart({sc.id}).")   # A27: aggregate records are never replaced
         func, last = pat.func, pat.count_window
         init = AGGREGATE_SENTINELS.get(func) if self.o.aggregate_initial == "sentinel" else None
         r0 = 0 if func in ("count", "sum") else init
@@ -466,7 +469,8 @@ def _run(program: A.Program, events: Sequence[StreamEvent], options: Options, li
     facts = stream_facts(events)
     derived = program.derived_predicates()
     cap = _default_max_steps(limits) if max_steps is None else max_steps
-    fbase, fpop, fstep = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off")
+    fbase, fpop, fstep = _fixed_parts(options.policy, interval_option(options.interval_policy)[0] != "off",
+                                      options.goal_replacement != "keep")
     stats = Stats()
     deadline = time.monotonic() + limits.time_s
     messages: list[str] = []

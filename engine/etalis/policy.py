@@ -105,6 +105,7 @@ class PolicyEvaluator:
         self.path = (f"etalis/edbc-{self.policy}: ETALIS-P depth-first goal stores"
                      + ("" if options.interval_policy == "off" else f", interval policy {options.interval_policy}"))
         self.consume = self.policy in ("chronological", "recent_lifo")
+        self.replace_same = options.goal_replacement == "same_values"   # A27 (ETALIS-P 8)
         self.lifo = self.policy == "recent_lifo"
         self.ts_end = self.policy != "chronological"      # timestamp for interval policies (ETALIS-P 8)
         self.ikind, self.ivar = interval_option(options.interval_policy)
@@ -481,7 +482,7 @@ class PolicyEvaluator:
         func, vi, r0, last = p.agg
         if n.side == "a":                                # 7b a: a start
             st0 = () if last is not None else r0
-            self._insert(n, tuple(vals[i] for i in n.key_idx), (vals, s, e, st0))
+            self._insert(n, tuple(vals[i] for i in n.key_idx), (vals, s, e, st0), replace=False)
             if r0 is None:
                 return None
             return [(_ACT, p, tuple(A.Num(r0) if i < 0 else vals[i] for i in p.build), s, e)]
@@ -544,7 +545,10 @@ class PolicyEvaluator:
             return False
         return _compare(y[0][a], ">" if kind == "max" else "<", x[0][a])
 
-    def _insert(self, n: _PNode, jk: tuple, x: tuple) -> None:
+    def _insert(self, n: _PNode, jk: tuple, x: tuple, replace: bool = True) -> None:
+        """ETALIS-P 8: insert ``x`` into the store of ``n`` under join key ``jk``.  With
+        ``goal_replacement="same_values"`` (A27) the stored instances with the same values go first, unless
+        ``replace`` is False (an aggregate record, 7b)."""
         store = n.store
         if not self.consume:                             # recent: one instance per join key
             y = store.get(jk)
@@ -556,6 +560,10 @@ class PolicyEvaluator:
         if bucket is None:
             store[jk] = deque((x,))
             return
+        if self.replace_same and replace:                # A27: the implementation's retractall before assert
+            vals = x[0]
+            if any(y[0] == vals for y in bucket):
+                bucket = store[jk] = deque(y for y in bucket if y[0] != vals)
         if self.ikind != "off":
             for i, y in enumerate(bucket):
                 same = (y[2] == x[2]) if self.ts_end else (y[1] == x[1])

@@ -90,6 +90,16 @@ class Options:
             ``aggregate_goal(.., min, 100000)`` and ``(.., max, -100000)``) take part as a value: the start fires
             ``R = 100000`` (``-100000``), and every later result is the minimum (maximum) of the sentinel and the
             items.  ``count`` and ``sum`` start at 0 under both.
+        goal_replacement: A27, what storing a new goal does to the stored goals of the same node under the consuming
+            policies ``chronological`` and ``recent_lifo`` (ETALIS-P 8).  ``"keep"`` (default; the paper's rules
+            (25)/(26) only ``asserta``/``assertz``): every goal stays until it is consumed.  ``"same_values"``: the
+            implementation's ``etr_insf`` under its flags ``recent`` and ``chronological`` (``storage.P``:
+            ``retractall`` of the goals with the same occurred/awaited/target terms, then ``asserta``/``assertz``):
+            the new goal replaces the stored goals of the node with the same values (other time stamps), so a node
+            keeps the newest goal per value tuple.  With ``recent_lifo`` this is the implementation's default policy
+            ``recent``, with ``chronological`` its ``chronological``.  Only with those two policies and no
+            ``interval_policy``; aggregate records and the negated part of ``not`` are never replaced (ETALIS stores
+            them as other goals, or appends every occurrence).
     """
 
     not_reading: Literal["per_witness", "literal"] = "per_witness"
@@ -104,6 +114,7 @@ class Options:
     during_bounds: Literal["strict", "inclusive"] = "strict"
     finishes_start: Literal["strict", "any"] = "strict"
     aggregate_initial: Literal["none", "sentinel"] = "none"
+    goal_replacement: Literal["keep", "same_values"] = "keep"
 
     def __post_init__(self) -> None:
         allowed = {"not_reading": ("per_witness", "literal"), "not_local_vars": ("existential", "free"),
@@ -112,7 +123,7 @@ class Options:
                    "policy": ("unrestricted", "chronological", "recent", "recent_lifo"),
                    "par_overlap": ("positive", "starts_before_end"), "starts_end": ("strict", "inclusive"),
                    "during_bounds": ("strict", "inclusive"), "finishes_start": ("strict", "any"),
-                   "aggregate_initial": ("none", "sentinel")}
+                   "aggregate_initial": ("none", "sentinel"), "goal_replacement": ("keep", "same_values")}
         for name, vals in allowed.items():
             v = getattr(self, name)
             if v not in vals or (name == "proper_intervals_only" and not isinstance(v, bool)):
@@ -125,6 +136,11 @@ class Options:
         if ip != "off" and self.policy == "unrestricted":
             raise ValueError("Options.interval_policy applies to a consumption policy; the unrestricted policy "
                              "keeps every instance (docs/semantics/etalis.md#etalis-3.12)")
+        if self.goal_replacement != "keep" and (self.policy not in ("chronological", "recent_lifo")
+                                                 or ip != "off"):
+            raise ValueError("Options.goal_replacement='same_values' is a variant of the consuming policies "
+                             "chronological and recent_lifo without an interval_policy "
+                             "(docs/semantics/etalis.md#etalis-A27)")
         if self.policy != "unrestricted" and self.not_reading != "per_witness":
             raise ValueError("Options.not_reading='literal' is a reading of Figure 2; the consumption policies "
                              "are defined on Algorithm 3.4, which is per witness (docs/semantics/etalis.md#etalis-A7, #etalis-A8)")
@@ -134,12 +150,13 @@ class Options:
 #: the value that selects one reading for all of them at once; ``--set`` given beside a profile wins.
 #:
 #: ``etalis-implementation``: what the real ETALIS (github.com/sspider/etalis, ``etalis/src``) does where it departs
-#: from the paper's definitions (docs/semantics/etalis.md#etalis-A10: its default consumption policy ``recent`` is
-#: ceplab's ``recent_lifo``; #etalis-A23 to #etalis-A26: the relations its ``compiler.P`` checks for PAR, STARTS,
+#: from the paper's definitions (docs/semantics/etalis.md#etalis-A10, #etalis-A27: its default consumption policy
+#: ``recent`` is ceplab's ``recent_lifo`` with ``goal_replacement="same_values"``; #etalis-A23 to #etalis-A26: the relations its ``compiler.P`` checks for PAR, STARTS,
 #: DURING and FINISHES; papers-check/etalis/FINDINGS.md; #etalis-4.4: the initial values of its ``min``/``max``
 #: aggregates).
 PROFILES: dict[str, dict[str, object]] = {
-    "etalis-implementation": {"policy": "recent_lifo", "par_overlap": "starts_before_end",
+    "etalis-implementation": {"policy": "recent_lifo", "goal_replacement": "same_values",
+                              "par_overlap": "starts_before_end",
                               "starts_end": "inclusive", "during_bounds": "inclusive", "finishes_start": "any",
                               "aggregate_initial": "sentinel"},
 }

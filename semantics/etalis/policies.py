@@ -154,7 +154,9 @@ Policies (``Options.policy``), per binary node ``P <- L op R`` (docs/semantics/e
    * ``chronological`` / ``recent_lifo``: if ``interval_policy`` is not ``"off"`` and the store holds an
      instance ``y`` with the same join key and the same timestamp (at most one, by induction): if
      ``prefer(y, x)``, ``x`` is not inserted; otherwise ``y`` is removed and ``x`` inserted.  Else ``x`` is
-     appended.
+     appended.  With ``goal_replacement="same_values"`` (A27; only without an ``interval_policy``) every stored
+     instance of ``n`` with the same values ``V`` as ``x`` is removed first (the implementation's ``retractall``
+     before ``asserta``/``assertz``), except when ``x`` is an aggregate record (7b).
    * ``recent``: if the store holds an instance ``y`` with the same join key (at most one): if
      ``prefer(y, x)``, ``x`` is not inserted; otherwise ``y`` is removed and ``x`` inserted.  Else ``x`` is
      inserted.
@@ -255,11 +257,14 @@ def dispatch_order(program) -> dict[int, int]:
     return {nid: rank for rank, (_, nid) in enumerate(order)}
 
 
-#: ETALIS's ``event_consumption_policy`` flag values -> ceplab policies (None: no counterpart).  ETALIS's
-#: ``recent`` and ``chronological`` keep one goal per key and consume it (``storage.P``: ``retractall`` before
-#: ``asserta``/``assertz``); ``recent_2``/``chronological_2`` are plain LIFO/FIFO (see workbench/langs/etalis/peer.py).
-ETALIS_POLICY_FLAGS: dict[str, str | None] = {"unrestricted": "unrestricted", "chronological_2": "chronological",
-                                              "recent_2": "recent_lifo", "recent": None, "chronological": None}
+#: ETALIS's ``event_consumption_policy`` flag values -> ceplab's ``(policy, goal_replacement)``.  ETALIS's ``recent``
+#: and ``chronological`` consume the goal they use and keep the newest goal per value tuple (``storage.P``:
+#: ``retractall`` before ``asserta``/``assertz``: ``goal_replacement="same_values"``, A27); ``recent_2``/
+#: ``chronological_2`` are plain LIFO/FIFO (see workbench/langs/etalis/peer.py).
+ETALIS_POLICY_FLAGS: dict[str, tuple[str, str]] = {
+    "unrestricted": ("unrestricted", "keep"), "chronological_2": ("chronological", "keep"),
+    "recent_2": ("recent_lifo", "keep"), "recent": ("recent_lifo", "same_values"),
+    "chronological": ("chronological", "same_values")}
 
 
 def declared_policy(program) -> tuple[str, tuple[int, int] | None] | None:

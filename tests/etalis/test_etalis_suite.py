@@ -261,13 +261,16 @@ def test_cli_suite_on_a_small_directory(etalis_home, tmp_path):
 
 
 #: Runs of ETALIS's examples (github.com/sspider/etalis, Rev 884) on which ceplab's oracle and engine, the real
-#: ETALIS and the example's own expectation all agree under the implementation profile.
+#: ETALIS and the example's own expectation all agree under the implementation profile (aggregates, static goals,
+#: the relation switches and goal_replacement included).
 KNOWN_AGREE = frozenset({
-    "and_01", "cnot_01", "consumption_policies_01#5", "consumption_unrestricted_01/test",
-    "consumption_unrestricted_01/test2", "correctness_1#2", "during_01", "during_02#1", "during_02#2", "equals_01",
-    "logging_to_file_01", "long_chain_01", "meets_01#1", "not_01", "or_01", "persistent_01", "persistent_02",
-    "projection_01", "projection_join_02", "prolog_01/test_swi", "selection_01", "selection_join_02",
-    "sequence_01", "sequence_02", "sequence_03", "sequence_05", "sequence_06", "sequence_07", "sequence_09",
+    "aggregates_01", "aggregates_02", "aggregates_03", "aggregates_04", "aggregates_classic_01", "and_01",
+    "cnot_01", "consumption_policies_01#1", "consumption_policies_01#3", "consumption_policies_01#5",
+    "consumption_unrestricted_01/test", "consumption_unrestricted_01/test2", "correctness_1#2", "during_01",
+    "during_02#1", "during_02#2", "equals_01", "finishes_01", "logging_to_file_01", "long_chain_01", "meets_01#1",
+    "not_01", "or_01", "par_01", "persistent_01", "persistent_02", "print_all_defined_events_01", "projection_01",
+    "projection_join_02", "prolog_01/test_swi", "selection_01", "selection_join_02", "sequence_01", "sequence_02",
+    "sequence_03", "sequence_05", "sequence_06", "sequence_07", "sequence_09", "starts_01",
     "transitive_closure_01", "transitive_closure_02", "where_02#1"})
 
 
@@ -291,5 +294,7 @@ def test_the_whole_etalis_suite(etalis_home):
     for v in rep.verdicts:
         if v.verdict == "differs":
             assert v.oracle == v.engine, v.example.name
-    assert by["aggregates_01"].features[0] == "aggregate"
+            # every difference is the example's own check (ceplab = ETALIS) or ETALIS's broken recent_2 /
+            # chronological_2 (papers-check/etalis/FINDINGS.md): under the profile ceplab fires what ETALIS fires
+            assert v.oracle == v.etalis or v.flag in ("recent_2", "chronological_2"), v.example.name
     assert sum(v.verdict != "outside" for v in rep.verdicts) >= len(KNOWN_AGREE)

@@ -336,8 +336,9 @@ def test_declared_policy_is_honoured_and_reported(tmp_path):
     assert "policy=recent_lifo" in text
     out, text = run("chronological_2")               # plain FIFO = chronological: E(1,6)
     assert ["e", 1, 6] in out["results"] and ["e", 2, 6] not in out["results"]
-    out, text = run("recent")                        # no counterpart: reported, unrestricted kept
-    assert "has no such policy" in text and len([r for r in out["results"] if r[0] == "e"]) == 3
+    out, text = run("recent")                        # LIFO keeping the newest goal per value tuple: E(3,6)
+    assert [r for r in out["results"] if r[0] == "e"] == [["e", 3, 6]]
+    assert "policy=recent_lifo, goal_replacement=same_values" in text
     out, text = run("recent_2", "--set", "policy=chronological")   # explicit --set wins, reported
     assert ["e", 1, 6] in out["results"] and "overrides" in text
 

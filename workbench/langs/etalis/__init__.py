@@ -268,7 +268,8 @@ def random_options(rng: random.Random) -> Options:
     """Random switches, a consumption policy in 40% of the cases (with an ``interval_policy`` in 45% of those,
     ``longest``/``shortest`` twice as often as ``max:X``/``min:X``); without a policy
     ``not_reading="literal"`` in 35% of the cases (Figure 2 on hulls, docs/semantics/etalis.md#etalis-A7;
-    the policies are defined per witness only); in 25% of the cases the implementation's relations
+    the policies are defined per witness only; ``goal_replacement="same_values"`` in 40% of the consuming LIFO/FIFO
+    cases without an interval policy); in 25% of the cases the implementation's relations
     (docs/semantics/etalis.md#etalis-A23 to #etalis-A26), each of ``par_overlap``, ``starts_end``,
     ``during_bounds``, ``finishes_start`` with probability 1/2;
     ``aggregate_initial="sentinel"`` in 30%."""
@@ -285,6 +286,8 @@ def random_options(rng: random.Random) -> Options:
         kw["policy"] = rng.choice(POLICIES)
         if rng.random() < 0.45:
             kw["interval_policy"] = rng.choice(("longest", "shortest", "longest", "shortest", "max:X", "min:X"))
+        elif kw["policy"] in ("chronological", "recent_lifo") and rng.random() < 0.4:
+            kw["goal_replacement"] = "same_values"         # A27: the implementation's recent / chronological
     elif rng.random() < 0.35:
         kw["not_reading"] = "literal"
     if rng.random() < 0.3:
@@ -405,8 +408,9 @@ def declared_options(query: Any, options: Options, explicit: set[str], file: str
     Returns:
         ``(options, notes)``: the options to use and one message per decision taken (printed by the CLI, so
         no choice is silent).  ETALIS's ``unrestricted``, ``chronological_2`` and ``recent_2`` map to
-        ``unrestricted``, ``chronological`` and ``recent_lifo``; its default-style ``recent`` and
-        ``chronological`` (one goal per key, consumed) have no counterpart and leave the policy unchanged.
+        ``unrestricted``, ``chronological`` and ``recent_lifo``; its ``recent`` and ``chronological`` (the newest
+        goal per value tuple, consumed) to ``recent_lifo`` and ``chronological`` with
+        ``goal_replacement="same_values"`` (:data:`ceplab.semantics.etalis.policies.ETALIS_POLICY_FLAGS`, A27).
     """
     from ceplab.semantics.etalis.policies import ETALIS_POLICY_FLAGS, declared_policy
 
@@ -415,26 +419,28 @@ def declared_options(query: Any, options: Options, explicit: set[str], file: str
         return options, []
     flag, pos = dec
     where = f"{file or '<rules>'}:{pos[0]}:{pos[1]}" if pos else (file or "<rules>")
-    mapped = ETALIS_POLICY_FLAGS.get(flag)
+    if flag not in ETALIS_POLICY_FLAGS:
+        return options, [f"{where}: the file sets an unknown ETALIS event_consumption_policy '{flag}' (known: "
+                         f"{', '.join(sorted(ETALIS_POLICY_FLAGS))}); the run uses policy={options.policy}"]
+    mapped, replacement = ETALIS_POLICY_FLAGS[flag]
     if "policy" in explicit:
         if mapped != options.policy:
             return options, [f"{where}: the file sets ETALIS's event_consumption_policy '{flag}'; "
                              f"--set policy={options.policy} overrides it"]
         return options, []
-    if mapped is None:
-        return options, [f"{where}: the file sets ETALIS's event_consumption_policy '{flag}', which keeps one "
-                         "goal per key and consumes it; ceplab has no such policy (its policies: unrestricted, "
-                         "chronological, recent, recent_lifo; semantics/etalis/policies.py), so the run uses "
-                         f"policy={options.policy}; choose one with --set policy=NAME"]
-    if mapped == options.policy:
+    want = {"policy": mapped}
+    if "goal_replacement" not in explicit:
+        want["goal_replacement"] = replacement
+    if all(getattr(options, k) == v for k, v in want.items()):
         return options, []
     import dataclasses
     try:
-        new = dataclasses.replace(options, policy=mapped)
+        new = dataclasses.replace(options, **want)
     except ValueError as e:
         raise UnsupportedError(f"the file's event_consumption_policy '{flag}' (= policy {mapped}) conflicts "
                                f"with the other switches: {e}", file, *(pos or (0, 0))) from None
-    return new, [f"{where}: policy={mapped} (the file sets ETALIS's event_consumption_policy '{flag}')"]
+    sets = ", ".join(f"{k}={v}" for k, v in want.items())
+    return new, [f"{where}: {sets} (the file sets ETALIS's event_consumption_policy '{flag}')"]
 
 
 def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | None = None) -> frozenset:
@@ -454,6 +460,9 @@ def peer_etalis(query: Any, stream: list, options: Options, timeout_s: float | N
     reason = P.unavailable_reason()
     if reason is not None:
         raise PeerError(reason)
+    if getattr(options, "goal_replacement", "keep") == "same_values":   # ETALIS's own recent / chronological (A27)
+        flag = {"recent_lifo": "recent", "chronological": "chronological"}[options.policy]
+        return P.run_etalis(query, stream, etalis_flag=flag, timeout_s=timeout_s or 60).results
     return P.run_etalis(query, stream, policy=options.policy, timeout_s=timeout_s or 60).results
 
 

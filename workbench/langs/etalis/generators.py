@@ -198,7 +198,8 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
     or without ``not`` in the program: the engine decides the programs with both at ``close()``,
     docs/semantics/etalis.md#etalis-9.5.9), the relation switches ``par_overlap``, ``starts_end``,
     ``during_bounds``, ``finishes_start`` (each the implementation's reading in a third of the draws,
-    docs/semantics/etalis.md#etalis-A23 to #etalis-A26), ``aggregate_initial`` and, under the unrestricted policy, ``not_reading``. With
+    docs/semantics/etalis.md#etalis-A23 to #etalis-A26), ``aggregate_initial``, ``goal_replacement`` (under
+    ``chronological`` and ``recent_lifo``) and, under the unrestricted policy, ``not_reading``. With
     ``policies`` (default) also the consumption ``policy`` (the policies are per witness only)."""
     from ceplab.semantics.etalis.options import Options
 
@@ -206,9 +207,11 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
            else st.just("unrestricted"))
 
     def build(policy: str, not_local_vars: str, proper: bool, window: str, literal: bool, during: str,
-              relations: tuple, initial: str) -> Any:
+              relations: tuple, initial: str, replace: bool) -> Any:
         return Options(not_local_vars=not_local_vars, proper_intervals_only=proper, window=window,
                        policy=policy, during_result=during, aggregate_initial=initial,
+                       goal_replacement="same_values" if replace and policy in ("chronological", "recent_lifo")
+                       else "keep",
                        not_reading="literal" if literal and policy == "unrestricted" else "per_witness",
                        **dict(zip(("par_overlap", "starts_end", "during_bounds", "finishes_start"), relations)))
 
@@ -217,7 +220,7 @@ def etalis_options(policies: bool = True) -> st.SearchStrategy[Any]:
     return st.builds(build, pol, st.sampled_from(["existential", "free"]), st.booleans(),
                      st.sampled_from(["at_most", "exactly"]), st.booleans(),
                      st.sampled_from(["container", "container", "contained"]), relations,
-                     st.sampled_from(["none", "sentinel"]))
+                     st.sampled_from(["none", "sentinel"]), st.booleans())
 
 
 def gen_hull_not_rule(ch: Chooser) -> str:

@@ -46,8 +46,9 @@ Running (:func:`run_example`).  Each runnable example is run three times on the 
   :func:`ceplab.workbench.compare.run_oracle` / :func:`~ceplab.workbench.compare.run_engine`) under the
   implementation profile ``PROFILES["etalis-implementation"]``
   (:mod:`ceplab.semantics.etalis.options`) with the example's own policy flag overriding the profile's policy,
-  mapped by :data:`POLICY_READING` (ETALIS's ``recent`` is ceplab's ``recent_lifo``; its ``chronological`` is
-  ``chronological``; see :mod:`.peer` for what the flags do);
+  mapped by :data:`ceplab.semantics.etalis.policies.ETALIS_POLICY_FLAGS` (ETALIS's ``recent`` is ceplab's
+  ``recent_lifo`` and its ``chronological`` is ``chronological``, both with ``goal_replacement="same_values"``;
+  ``recent_2``/``chronological_2`` without it; see :mod:`.peer` for what the flags do);
 * the real ETALIS through the peer adapter (:func:`ceplab.workbench.langs.etalis.peer.run_etalis`) with the
   example's flag as it is written (ETALIS's default ``recent`` when none), unmodified.
 
@@ -68,9 +69,9 @@ nothing consuming (ETALIS has no ``etr_delf`` clauses for them), and the note gi
 
 What ETALIS's suite shows (Rev 884, SWI-Prolog 9; ``tests/etalis/test_etalis_suite.py`` keeps the agreeing runs
 agreeing): most runs are outside the paper's language (EP-SPARQL, user Prolog, justification, other Prolog
-systems, ...); among the runnable ones the differences are the implementation's readings of
-``par``/``starts``/``finishes``, its one-goal-per-key ``recent``/``chronological``, its broken ``recent_2``/
-``chronological_2``, and examples whose own check fails on ETALIS too (``meets_0x`` check an ``f`` their rules do
+systems, ...); the runnable ones agree under the profile (its readings of ``par``/``starts``/``finishes``, of the
+goals ``recent``/``chronological`` replace and of the ``min``/``max`` aggregates are switches) except under ETALIS's
+broken ``recent_2``/``chronological_2``, and where the example's own check fails on ETALIS too (``meets_0x`` check an ``f`` their rules do
 not define, ``where_01`` omits a result, ``where_02``/``correctness_1`` expect what the unrestricted policy would
 give).  Aggregates and static goals (``prolog(..)``) are in ceplab's language (docs/semantics/etalis.md#etalis-4.4);
 a static goal calling a Prolog predicate the rule base does not define is outside (ceplab's parser names it).
@@ -996,10 +997,11 @@ def rule_features(text: str, file: str = "<rules>", clock: bool = True) -> list[
 # ================================================================================================ running
 
 #: ETALIS ``event_consumption_policy`` flag -> ceplab ``Options.policy`` (the implementation profile's reading).
-#: ETALIS's ``recent`` and ``chronological`` keep one goal per key (``retractall`` before storing) and consume
-#: it; ceplab has no such policy, and reads them as its LIFO ``recent_lifo`` and FIFO ``chronological`` (both
-#: consuming), as ``PROFILES["etalis-implementation"]`` does for the default; ``recent_2``/``chronological_2`` are
-#: those exactly (:mod:`.peer`).  Where one goal per key matters the example differs, which is what it is for.
+#: ETALIS's ``recent`` and ``chronological`` consume the goal they use and keep the newest goal per value tuple
+#: (``retractall`` before storing): ceplab's LIFO ``recent_lifo`` and FIFO ``chronological`` with
+#: ``goal_replacement="same_values"`` (:data:`ceplab.semantics.etalis.policies.ETALIS_POLICY_FLAGS`, A27), as
+#: ``PROFILES["etalis-implementation"]`` reads the default; ``recent_2``/``chronological_2`` are those without
+#: the replacement (:mod:`.peer`).
 POLICY_READING = {"recent": "recent_lifo", "recent_2": "recent_lifo", "chronological": "chronological",
                   "chronological_2": "chronological", "unrestricted": "unrestricted"}
 #: ETALIS's default ``event_consumption_policy`` (``flags.P``).
@@ -1215,9 +1217,11 @@ def _options(flag: str) -> tuple[Any, str]:
     """ceplab's Options for an ETALIS flag: the implementation profile with the flag's policy reading."""
     from ceplab.semantics.etalis.options import PROFILES, Options
 
-    policy = POLICY_READING[flag]
+    from ceplab.semantics.etalis.policies import ETALIS_POLICY_FLAGS
+
+    policy, replacement = ETALIS_POLICY_FLAGS[flag]
     kw = dict(PROFILES[PROFILE])
-    kw["policy"] = policy
+    kw["policy"], kw["goal_replacement"] = policy, replacement
     return Options(**kw), policy
 
 
