@@ -184,8 +184,9 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
     calls = []
 
     def fake_time_seq(n, window, policy, **kw):
-        calls.append((n, window, policy, kw.get("purge")))
-        return timing(n, window, policy, kw.get("purge"))
+        flag = kw.get("etalis_flag")
+        calls.append((n, window, f"flag {flag}" if flag else policy, kw.get("purge")))
+        return timing(n, window, policy, kw.get("purge"), flag)
 
     def timing(n, window, policy, purge, flag=None):
         if policy == "recent" and flag is None:    # our recent: no ETALIS counterpart (an ETALIS flag is one)
@@ -195,8 +196,8 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
         return peer.SeqTiming(n, wall, cpu, flag or policy, False, window if purge else None)
 
     def fake_time_program(rules, events, policy="unrestricted", *, purge_window=None, etalis_flag=None, **kw):
-        calls.append((len(events), rules, etalis_flag or policy, purge_window))
-        return timing(len(events), purge_window, etalis_flag or policy, True, etalis_flag)
+        calls.append((len(events), rules, f"flag {etalis_flag}" if etalis_flag else policy, purge_window))
+        return timing(len(events), purge_window, policy, True, etalis_flag)
 
     monkeypatch.setattr(peer, "unavailable_reason", lambda: None)
     monkeypatch.setattr(peer, "time_seq", fake_time_seq)
@@ -204,7 +205,8 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
     rep = BE.bench_etalis(_tiny_grid(), peer="etalis")
     rows = rep["peer"]["rows"]
     assert [(r["workload"], r["policy"]) for r in rows] == (
-        [("W1", p) for p in BE.POLICIES] + [("W3", p) for p in BE.POLICIES]
+        [("W1", p) for p in BE.POLICIES + BE.IMPLEMENTATION_POLICIES]
+        + [("W3", p) for p in BE.POLICIES + BE.IMPLEMENTATION_POLICIES]
         + [("WA", p) for p in ("unrestricted", "chronological", "recent_lifo")])
     assert calls[0] == (300, 10, "unrestricted", True)
     assert all(c[3] for c in calls)                            # ETALIS runs with the purge ceplab has
@@ -214,9 +216,10 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
     wa = [c for c in calls if isinstance(c[1], str) and "aggregate" in c[1]]
     assert w3 and all(c[1] == BE.WORKLOADS["W3"].text(10) and c[3] == 10 for c in w3)
     assert wa and all(c[1] == BE.WORKLOADS["WA"].text(None) and c[3] == 9 for c in wa)
-    assert "error" in rows[2] and "error" in rows[6]
+    assert "error" in rows[2] and "error" in rows[8]                        # our recent: no ETALIS counterpart
+    assert [r["flag"] for r in rows if r["policy"] in BE.IMPLEMENTATION_POLICIES] == ["chronological", "recent"] * 2
     for i, r in enumerate(rows):
-        if i in (2, 6):
+        if i in (2, 8):
             continue
         assert r["purge_window"] == (9 if r["workload"] == "WA" else 10)
         for clk in ("cpu", "wall"):
@@ -224,7 +227,7 @@ def test_peer_ratios_use_one_clock_each_and_the_purge(monkeypatch):
             assert r[f"ratio_{clk}"] == pytest.approx(r[f"our_{clk}_warm_eps"] / r[f"peer_{clk}_warm_eps"])
             assert r[f"cold_ratio_{clk}"] == pytest.approx(r[f"our_{clk}_cold_eps"] / r[f"peer_{clk}_cold_eps"])
         assert r["peer_cpu_warm_eps"] == pytest.approx(300 / 0.5) and r["peer_wall_cold_eps"] == pytest.approx(150)
-    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 9
+    assert sum(t["target"].startswith("ratio to ETALIS") for t in rep["targets"]) == 13
     from rich.console import Console
     buf = io.StringIO()
     BE.render(rep, Console(file=buf, width=3000))

@@ -138,8 +138,15 @@ WORKLOADS: dict[str, Workload] = {
                    (("d(S) <- (s(_) seq aggregate(sum(X), a(X), S)).{w}.", "d(S) <- s(_) seq aggregate(sum(X), a(X), S)."),)),
 }
 #: the workloads of the peer rows (:func:`peer_pass`), each under the policies the engine defines it for
-PEER_WORKLOADS: tuple[tuple[str, tuple[str, ...]], ...] = (("W1", POLICIES), ("W3", POLICIES),
-                                                          ("WA", ("unrestricted", "chronological", "recent_lifo")))
+#: ``POLICY+same_values`` rows are ETALIS's own flags ``chronological`` and ``recent`` (its default), which keep the
+#: newest goal per value tuple (``goal_replacement="same_values"``, A27); the plain ``chronological``/``recent_lifo``
+#: rows are its ``chronological_2``/``recent_2`` (patched, :mod:`.peer`).
+IMPLEMENTATION_POLICIES = ("chronological+same_values", "recent_lifo+same_values")
+PEER_WORKLOADS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("W1", POLICIES + IMPLEMENTATION_POLICIES), ("W3", POLICIES + IMPLEMENTATION_POLICIES),
+    ("WA", ("unrestricted", "chronological", "recent_lifo")))
+#: the ETALIS flag of a ``POLICY+same_values`` row
+REPLACING_FLAGS = {"chronological+same_values": "chronological", "recent_lifo+same_values": "recent"}
 #: ETALIS flags of the aggregate rows: on aggregate goals ETALIS's own ``recent`` and ``chronological`` are ceplab's
 #: ``recent_lifo`` and ``chronological`` (ETALIS-P 7b; the peer's usual ``recent_2``/``chronological_2`` never update
 #: an aggregate goal, papers-check/etalis/FINDINGS.md 8), and WA has no other operator
@@ -275,10 +282,13 @@ def parse_workload(wl: str, window: Optional[int]):
 
 
 def engine_factory(wl: str, policy: str, window: Optional[int]) -> Callable[[], Any]:
-    """Zero-argument factory of fresh engine evaluators (raises ImportError without ``ceplab.engine.etalis``)."""
+    """Zero-argument factory of fresh engine evaluators (raises ImportError without ``ceplab.engine.etalis``).
+    ``policy`` is a policy name, or ``POLICY+same_values`` for ``goal_replacement="same_values"``
+    (docs/semantics/etalis.md#etalis-A27)."""
     from ceplab.engine.etalis import evaluator
     prog = parse_workload(wl, window)
-    opts = Options(policy=policy)
+    pol, _, replacement = policy.partition("+")
+    opts = Options(policy=pol, goal_replacement=replacement or "keep")
     return lambda: evaluator(prog, opts)
 
 
@@ -425,7 +435,8 @@ def peer_pass(grid: Grid, seed: int, note: Callable[[str], None] = lambda s: Non
             if absent is None:
                 try:
                     if wl == "W1":
-                        runs = [peer.time_seq(n, w, pol, purge=True) for _ in range(reps)]
+                        runs = [peer.time_seq(n, w, pol, purge=True, etalis_flag=REPLACING_FLAGS.get(pol))
+                                for _ in range(reps)]
                     elif wl == "WA":
                         # ETALIS's aggregate goals have no clauses for labelled rules (storage.P: 'other goals'
                         # are stored for 'unlabeled' only), so an event_rule_window rule with an aggregate never
@@ -433,6 +444,9 @@ def peer_pass(grid: Grid, seed: int, note: Callable[[str], None] = lambda s: Non
                         # results on this stream (one event per tick: the last item a start admits is at s+w)
                         runs = [peer.time_program(WORKLOADS[wl].text(None), evs, etalis_flag=WA_FLAGS[pol],
                                                   purge_window=w - 1) for _ in range(reps)]
+                    elif pol in REPLACING_FLAGS:
+                        runs = [peer.time_program(WORKLOADS[wl].text(w), evs, etalis_flag=REPLACING_FLAGS[pol],
+                                                  purge_window=w) for _ in range(reps)]
                     else:
                         runs = [peer.time_program(WORKLOADS[wl].text(w), evs, pol, purge_window=w)
                                 for _ in range(reps)]
