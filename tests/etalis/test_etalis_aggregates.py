@@ -14,19 +14,14 @@ from ceplab.semantics.errors import ParseError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.parser import parse
-from ceplab.semantics.etalis.streams import StreamEvent
 from ceplab.workbench.generators import HypothesisChooser
 from ceplab.workbench.langs.etalis.generators import etalis_streams, gen_etalis_program
+from ceplab.workbench.langs.etalis.papers import parse_compact_stream
 
 
-def _stream(spec: str) -> list[StreamEvent]:
-    """``"s@1 a(1)@2 a(2)@3"`` -> point events, in order."""
-    out = []
-    for i, tok in enumerate(spec.split()):
-        atom, t = tok.rsplit("@", 1)
-        prog = parse(f"x <- {atom}.")
-        out.append(StreamEvent(prog.event_rules[0].body, int(t), int(t), position=i))
-    return out
+def _stream(spec: str) -> list:
+    """``"s@1 a(1)@2 a(2)@3"`` -> point events, in order (papers-check notation)."""
+    return parse_compact_stream(spec)
 
 
 def _both(rules: str, spec: str, options: Options = Options()) -> set:

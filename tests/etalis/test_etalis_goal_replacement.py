@@ -18,9 +18,7 @@ from ceplab.workbench.langs.etalis.generators import etalis_streams, gen_etalis_
 
 from ceplab.asp.etalis_policy import oracle as spec
 from ceplab.asp.oracle import Limits, OracleResult
-from ceplab.semantics.etalis import ast as A
-from ceplab.semantics.etalis.parser import parse_term
-from ceplab.semantics.etalis.streams import StreamEvent
+from ceplab.workbench.langs.etalis.papers import parse_compact_stream
 
 FAST = Limits(time_s=60, isolate=False)
 
@@ -28,13 +26,7 @@ FAST = Limits(time_s=60, isolate=False)
 def both(rules: str, events: str, policy: str, **opts) -> set:
     """The engine's results (``events``: ``"a(1)@2 b@3-5"``, points or intervals, in order), after checking that
     each is emitted once and that the step-indexed ASP interpreter agrees."""
-    evs = []
-    for i, tok in enumerate(events.split()):
-        atom, t = tok.rsplit("@", 1)
-        start, _, end = t.partition("-")
-        term = parse_term(atom)
-        ea = A.EventAtom(term.name, ()) if isinstance(term, A.Sym) else A.EventAtom(term.functor, term.args)
-        evs.append(StreamEvent(ea, int(start), int(end or start), i))
+    evs = parse_compact_stream(events)
     prog = parse(rules)
     o = Options(policy=policy, **opts)
     res = spec(prog, evs, o, FAST)
