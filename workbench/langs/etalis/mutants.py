@@ -41,8 +41,8 @@ _POL = "etalis/policy.py"
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------------ unrestricted engine (evaluate.py)
     _m("aggregate-ties-see-each-other", "ties", _EV,
-       "            if rec[3] != e:              # the record's pending items ended before e: fold them in\n",
-       "            if True:                     # planted: every item is folded in at once\n",
+       "                if rec[3] != e:          # the record's pending items ended before e: fold them in\n",
+       "                if True:                 # planted: every item is folded in at once\n",
        "an aggregate item sees the items that end at the same time and arrived before it, so the answer depends on "
        "the arrival order of simultaneous events (docs/semantics/etalis.md#etalis-4.4: each item is aggregated "
        "with the items ending strictly before it and itself)",
@@ -147,7 +147,9 @@ MUTANTS: tuple[Mutant, ...] = (
        (("not_local_vars", "free"),)),
     # ------------------------------------------------------------------ consumption policies (policy.py)
     _m("chronological-order-swapped", "consumption", _POL,
+       "            op = p.kind\n"
        "            idx = range(len(bucket) - 1, -1, -1) if self.lifo else range(len(bucket))\n",
+       "            op = p.kind\n"
        "            idx = range(len(bucket)) if self.lifo else range(len(bucket) - 1, -1, -1)\n",
        "a binary operator's partner is chosen in the swapped order: chronological takes the last inserted "
        "instance (LIFO) and recent_lifo the first (FIFO) (docs/semantics/etalis.md#etalis-3.12, #etalis-9.6)",
