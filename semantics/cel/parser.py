@@ -129,7 +129,11 @@ class _ToAst(Transformer):
 
     @v_args(inline=True)
     def string(self, tok):
-        return ("const", _pyast.literal_eval(str(tok)), tok)
+        try:
+            return ("const", _pyast.literal_eval(str(tok)), tok)
+        except (SyntaxError, ValueError) as e:   # e.g. a backslash before the closing quote
+            raise ParseError(f"bad string literal {str(tok)[:40]}: {e.msg if isinstance(e, SyntaxError) else e}",
+                             None, tok.line, tok.column) from None
 
     @v_args(inline=True)
     def cmp(self, l, op, r):

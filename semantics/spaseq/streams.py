@@ -24,7 +24,7 @@ from rdflib import BNode, Dataset, Graph, URIRef
 from rdflib.term import Node
 
 from ceplab.semantics.errors import StreamError
-from ceplab.semantics.rdfstream import GraphEvent, parse_trig_graph_events
+from ceplab.semantics.rdfstream import GraphEvent, _quiet_rdflib, parse_trig_graph_events
 
 Triple = tuple[Node, Node, Node]
 
@@ -214,7 +214,8 @@ def read_background(path: Union[str, Path], graphs: Sequence[URIRef]) -> Backgro
     try:
         if fmt == "trig":
             ds = Dataset()
-            ds.parse(data=text, format="trig")
+            with _quiet_rdflib():        # ill-typed literals: rdflib would log a traceback on stderr
+                ds.parse(data=text, format="trig")
             out = {URIRef(g.identifier): list(g) for g in ds.graphs() if isinstance(g.identifier, URIRef)
                    and len(g) and str(g.identifier) != "urn:x-rdflib:default"}
             bad = invalid_term(out, (tr for ts in out.values() for tr in ts))
@@ -222,7 +223,8 @@ def read_background(path: Union[str, Path], graphs: Sequence[URIRef]) -> Backgro
                 raise StreamError(f"the background holds {bad}", str(p))
             return Background(out)
         g = Graph()
-        g.parse(data=text, format=fmt)
+        with _quiet_rdflib():
+            g.parse(data=text, format=fmt)
     except StreamError:
         raise
     except Exception as e:  # noqa: BLE001 - rdflib raises assorted errors

@@ -41,3 +41,14 @@ def test_huge_within_every_strategy_agrees_quickly(tmp_path, strategy):
     r = runner.invoke(cli.app, ["compare", "cel", str(q), str(s), "--json", "--engine-time", "5"])
     assert r.exit_code == 0, (r.exit_code, r.output)
     assert json.loads(r.stdout)["agree"] is True
+
+
+def test_a_string_literal_broken_by_a_line_break_is_a_located_parse_error():
+    """Found by ``ceplab fuzz all --malformed`` (seed 6): a newline inside a string literal made Python's literal
+    evaluation raise ``SyntaxError`` inside lark's transformer, which reached the user as a traceback."""
+    from ceplab.semantics.cel.parser import parse
+    from ceplab.semantics.errors import ParseError
+
+    with pytest.raises(ParseError) as e:
+        parse('(UP AS b FILTER b.symbol = "A\nAPL" AND b.change > 15)', "q.cel")
+    assert "bad string literal" in e.value.message and (e.value.file, e.value.line) == ("q.cel", 1)

@@ -56,3 +56,22 @@ print(W.call(SimpleNamespace(oracle=echo), bad, [], None, Limits(time_s=10)))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "7.1.0", p.stderr[-2000:]
     assert "Failed to convert" not in p.stderr and "Traceback" not in p.stderr, p.stderr[-2000:]
+
+
+def test_an_infinite_time_stamp_is_a_stream_error():
+    """Found by ``ceplab fuzz all --malformed`` (seed 6): a JSON Lines time of 1e400 is a float infinity, and
+    ``int()`` raised ``OverflowError`` (a traceback) instead of a located stream error."""
+    with pytest.raises(StreamError) as e:
+        stream_from_json([{"stream": "http://s", "time": float("inf"), "triples": []}], "s.jsonl")
+    assert (e.value.file, e.value.line) == ("s.jsonl", 1)
+
+
+def test_an_ill_typed_literal_in_an_inline_background_logs_nothing(caplog):
+    """Found by ``ceplab fuzz all --malformed`` (seed 6): ``"10.-1"^^xsd:decimal`` in a query's ``# background``
+    line made rdflib log a traceback on stderr (the query itself is fine: the literal is kept ill-typed)."""
+    from ceplab.workbench.langs.spaseq.background import inline_background
+
+    bg = inline_background('# background <http://kb>: <http://s> <http://p> '
+                           '"10.-1"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n', "q.rq")
+    assert bg is not None
+    assert not [r for r in caplog.records if r.name.startswith("rdflib")], caplog.records

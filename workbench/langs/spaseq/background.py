@@ -53,6 +53,7 @@ def inline_background(text: str, file: Optional[str] = None) -> Any:
     """
     from rdflib import Graph, URIRef
 
+    from ceplab.semantics.rdfstream import _quiet_rdflib
     from ceplab.semantics.spaseq.streams import Background, invalid_term
 
     graphs: dict[URIRef, list] = {}
@@ -60,7 +61,8 @@ def inline_background(text: str, file: Optional[str] = None) -> Any:
         line = text.count("\n", 0, m.start()) + 1
         g = Graph()
         try:
-            g.parse(data=m.group(2) + "\n", format="nt")
+            with _quiet_rdflib():    # an ill-typed literal: rdflib would log a traceback on stderr
+                g.parse(data=m.group(2) + "\n", format="nt")
             if len(g) != 1:
                 raise ValueError("expected exactly one triple")
         except Exception as e:  # noqa: BLE001 - rdflib raises several types

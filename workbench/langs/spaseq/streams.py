@@ -38,7 +38,7 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
             if any(len(tr) != 3 for tr in triples):
                 raise ValueError("a triple has three terms")
             events.append(GraphEvent(triples, int(x["time"]), URIRef(check_iri(str(x["stream"]))), i))
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, OverflowError) as e:   # OverflowError: a time of 1e400 (inf)
             raise StreamError(f"expected an object with stream, time, triples ({e})", name, i + 1, 1) from None
     return check_streamset(events, name)
 
