@@ -89,7 +89,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
-from ceplab.semantics.errors import CeplabError, ParseError, PeerError, StreamError, UnsupportedError
+from ceplab.semantics.errors import CeplabError, ParseError, PeerError, UnsupportedError
 
 # ================================================================================================ Prolog terms
 
