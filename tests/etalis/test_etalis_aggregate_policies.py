@@ -16,27 +16,20 @@ from ceplab.asp.etalis_policy import oracle as spec
 from ceplab.asp.oracle import Limits, OracleResult
 from ceplab.engine.etalis import evaluator
 from ceplab.semantics.errors import ParseError
-from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.options import Options
-from ceplab.semantics.etalis.parser import parse, parse_term
-from ceplab.semantics.etalis.streams import StreamEvent
+from ceplab.semantics.etalis.parser import parse
 from ceplab.workbench.generators import HypothesisChooser
 from ceplab.workbench.langs.etalis.generators import etalis_streams, gen_etalis_program
+from ceplab.workbench.langs.etalis.papers import parse_compact_stream
 
 FAST = Limits(time_s=60, isolate=False)
 POLICIES = ("chronological", "recent_lifo", "recent")
 
 
-def stream(text: str) -> list[StreamEvent]:
-    """``"s@1 a(1)@2 p@3-5"`` -> stream events (point, or ``start-end`` interval), in the given order."""
-    out = []
-    for i, tok in enumerate(text.split()):
-        atom, t = tok.rsplit("@", 1)
-        s, _, e = t.partition("-")
-        term = parse_term(atom)
-        ea = A.EventAtom(term.name, ()) if isinstance(term, A.Sym) else A.EventAtom(term.functor, term.args)
-        out.append(StreamEvent(ea, int(s), int(e or s), i))
-    return out
+def stream(text: str) -> list:
+    """``"s@1 a(1)@2 p@3-5"`` -> stream events (point, or ``start-end`` interval), ordered by end (papers-check
+    notation)."""
+    return parse_compact_stream(text)
 
 
 def both(rules: str, events: str, policy: str, **opts) -> set:
