@@ -17,24 +17,8 @@ from ceplab.workbench.langs.etalis import declared_options
 from ceplab.workbench.langs.etalis.generators import etalis_streams, gen_etalis_program
 
 from ceplab.asp.etalis_policy import oracle as spec
-from ceplab.asp.oracle import Limits, OracleResult
-from ceplab.workbench.langs.etalis.papers import parse_compact_stream
-
-FAST = Limits(time_s=60, isolate=False)
-
-
-def both(rules: str, events: str, policy: str, **opts) -> set:
-    """The engine's results (``events``: ``"a(1)@2 b@3-5"``, points or intervals, in order), after checking that
-    each is emitted once and that the step-indexed ASP interpreter agrees."""
-    evs = parse_compact_stream(events)
-    prog = parse(rules)
-    o = Options(policy=policy, **opts)
-    res = spec(prog, evs, o, FAST)
-    assert isinstance(res, OracleResult), res
-    got = evaluator(prog, o).run(evs)
-    assert len(got) == len(set(got)), got
-    assert set(got) == set(res.results), (sorted(set(got) - set(res.results)), sorted(set(res.results) - set(got)))
-    return set(got)
+from ceplab.asp.oracle import OracleResult
+from test_etalis_aggregate_policies import FAST, both   # engine and ASP interpreter on one case (the same check)
 
 SEQ = "c <- a seq b."
 
