@@ -42,7 +42,7 @@ import clingo
 
 from ceplab.asp import etalis_policy
 from ceplab.asp.etalis_terms import TieResult, tie_groups  # noqa: F401 - part of this module's interface
-from ceplab.asp.etalis_terms import ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tuple_text
+from ceplab.asp.etalis_terms import AVERAGE, ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tuple_text
 from ceplab.asp.oracle import Limits, OracleResult, Solver, Undecided, asp_string, isolated
 from ceplab.semantics.errors import ModelError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
@@ -138,7 +138,7 @@ class _Compiler:
             self.emit(f"h({n},{V},S,E) :- h({c.id},{self.tup(c.names, vs)},S,E), E-S{rel}{int(p.length)}.")
         elif isinstance(p, A.Where):
             (c,) = nd.children
-            for alt in dnf(p.cond, vs):
+            for alt in dnf(p.cond, vs, fractions=self.prog.has_average):
                 self.emit(f"h({n},{V},S,E) :- h({c.id},{self.tup(c.names, vs)},S,E), {', '.join(alt)}.")
         elif isinstance(p, A.Binary):
             lc, rc = nd.children
@@ -238,9 +238,11 @@ class _Compiler:
         empty = {"count": 0, "sum": 0}.get(p.func, init)
         if empty is not None:      # the aggregation starts: the empty aggregate on the start's interval
             self.emit(f"h({n},{V},S1,E1) :- h({lc.id},{VL},S1,E1), R={empty}.")
-        fn = {"count": "#count", "sum": "#sum", "min": "#min", "max": "#max"}[p.func]
+        fn = {"count": "#count", "sum": "#sum", "avg": "#sum", "min": "#min", "max": "#max"}[p.func]
         elem = "AW,AI,AS,AE" if p.func != "count" else "AI,AS,AE"
         me = "W,I,S2,E2" if p.func != "count" else "I,S2,E2"
+        if p.func == "avg":     # avg = #sum / #count of the same elements, in lowest terms (AVERAGE in etalis_terms)
+            elem, me, fn = "AI,AS,AE", "I,S2,E2", "#count"
         extra = f"; {init},init" if init is not None and p.func in ("min", "max") else ""
         if p.count_window is None:
             inside = f"agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2"
@@ -250,8 +252,14 @@ class _Compiler:
             inside = f"aggin({n},{VL},S1,E1,AI,AS,AE,AW,E2)"
             self.emit(f"{inside} :- agg({n},{VL},S1,E1,_,_,E2,_), agg({n},{VL},S1,E1,AI,AS,AE,AW), AE<E2, "
                       f"#count{{ BI,BS,BE : agg({n},{VL},S1,E1,BI,BS,BE,_), AE<BE, BE<E2 }} < {p.count_window - 1}.")
-        self.emit(f"h({n},{V},S1,E2) :- agg({n},{VL},S1,E1,I,S2,E2,W), "
-                  f"R={fn}{{ {elem} : {inside} ; {me}{extra} }}.")
+        if p.func != "avg":
+            self.emit(f"h({n},{V},S1,E2) :- agg({n},{VL},S1,E1,I,S2,E2,W), "
+                      f"R={fn}{{ {elem} : {inside} ; {me}{extra} }}.")
+            return
+        for alt in AVERAGE:
+            self.emit(f"h({n},{V},S1,E2) :- agg({n},{VL},S1,E1,I,S2,E2,W), "
+                      f"AVS=#sum{{ AW,AI,AS,AE : {inside} ; W,I,S2,E2 }}, "
+                      f"AVC=#count{{ AI,AS,AE : {inside} ; I,S2,E2 }}, {alt.format(R='R')}.")
 
     def not_node(self, nd: Node, vs: ClingoVars, q: int | None) -> None:
         n, p = nd.id, nd.pattern

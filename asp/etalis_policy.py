@@ -44,7 +44,7 @@ from typing import Sequence
 
 import clingo
 
-from ceplab.asp.etalis_terms import TieResult, ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tie_groups, tuple_text
+from ceplab.asp.etalis_terms import AVERAGE, TieResult, ClingoVars, atom, clingo_int, comment, decode_atom, dnf, tie_groups, tuple_text
 from ceplab.asp.oracle import Limits, LimitExceeded, OracleResult, Stats, Undecided, isolated
 from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
@@ -235,7 +235,7 @@ class _Compiler:
             rel = "<=" if self.o.window == "at_most" else "="
             self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, E-S{rel}{clingo_int(int(pat.length), 'the window length')}.")
         elif isinstance(pat, A.Where):
-            for alt in dnf(pat.cond, self.vs):
+            for alt in dnf(pat.cond, self.vs, fractions=self.prog.has_average):
                 self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}, {', '.join(alt)}.")
         elif isinstance(pat, A.Binary) and pat.op == "or":
             self.emit(f"ch(k,act({p.id},{Vp},S,E)) :- {self.live(n)}.")
@@ -341,7 +341,12 @@ class _Compiler:
         # P7b b: an item; W its value (an integer: "X+0" is undefined on anything else)
         value = "W=1" if pat.arg is None else f"W={self.vs(pat.arg.name)}+0"
         win = f", E-S1<={p.window}" if p.window is not None else ""
-        if last is None:
+        avg = [a.format(R=R) for a in AVERAGE]       # R from AVS / AVC
+        if last is None and func == "avg":            # the state: (sum, count), none before the first item
+            st, new = "AST", "(AVS,AVC)"
+            alts = ([f"AST=none, AVS=W, AVC=1, {a}" for a in avg]
+                    + [f"AST=(APS,APC), AVS=APS+W, AVC=APC+1, {a}" for a in avg])
+        elif last is None:
             st, new = "AS", R
             if func == "count":
                 alts = [f"{R}=AS+1"]
@@ -353,11 +358,15 @@ class _Compiler:
         else:
             slots = [f"A{j}" for j in range(1, last)]
             st, new = tuple_text(slots), tuple_text((slots + ["W"])[1:])
-            fn = "#sum" if func in ("count", "sum") else f"#{func}"
+            fn = "#sum" if func in ("count", "sum", "avg") else f"#{func}"
             elems = [f"A{j},{j} : A{j}!=none" for j in range(1, last)] + ["W,0"]
             if init is not None and func in ("min", "max"):
                 elems.append(f"{init},init")
-            alts = [f"{R}={fn}{{ {' ; '.join(elems)} }}"]
+            if func == "avg":
+                counted = [f"{j} : A{j}!=none" for j in range(1, last)] + ["0"]
+                alts = [f"AVS={fn}{{ {' ; '.join(elems)} }}, AVC=#count{{ {' ; '.join(counted)} }}, {a}" for a in avg]
+            else:
+                alts = [f"{R}={fn}{{ {' ; '.join(elems)} }}"]
         rec = f"{_CUR}(k,{sc.id},T,K,({self.V(sc.names)},{st}),S1,E1)"
         upd = f"aggupd(k,T,K,({self.V(sc.names)},{new}),S1,E1,act({p.id},{Vp},S1,E))"
         for alt in alts:

@@ -17,6 +17,7 @@ Where-conditions are put in negation normal form and expanded into disjunctive n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import product
 from typing import Iterable, Sequence
 
@@ -27,7 +28,7 @@ from ceplab.semantics.errors import OracleError, UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.streams import StreamEvent
 
-__all__ = ["ClingoVars", "tuple_text", "term", "atom", "dnf", "comment", "decode_term", "decode_atom"]
+__all__ = ["ClingoVars", "tuple_text", "term", "atom", "dnf", "comment", "decode_term", "decode_atom", "AVERAGE"]
 
 _ARITH_BIN = {"+": "+", "-": "-", "*": "*", "//": "/", "rem": "\\", "**": "**", "^": "**"}
 _CMP = {"<": "<", ">": ">", "=<": "<=", "<=": "<=", ">=": ">=", "=:=": "=", "=\\=": "!=", "==": "=",
@@ -85,6 +86,9 @@ def term(t: A.Term, vs: ClingoVars) -> str:
     if isinstance(t, A.Var):
         return vs(t.name)
     if isinstance(t, A.Num):
+        if isinstance(t.value, Fraction):    # an avg's value (docs/semantics/etalis.md#etalis-4.4)
+            n, d = t.value.numerator, t.value.denominator
+            return f"r({'(%d)' % n if n < 0 else n},{clingo_int(d, 'the denominator')})"
         if isinstance(t.value, float):
             raise UnsupportedError(f"oracle: float {t.value!r}: the clingo oracle uses integer arithmetic only; "
                                    "scale real-valued data to integers (docs/semantics/etalis.md#etalis-9.1)")
@@ -124,18 +128,68 @@ def atom(name: str, args: Iterable[A.Term], vs: ClingoVars) -> str:
     return "e(" + ",".join([asp_string(name)] + [term(a, vs) for a in args]) + ")"
 
 
-def dnf(c: A.Cond, vs: ClingoVars, neg: bool = False) -> list[list[str]]:
+#: ``avg`` in clingo (docs/semantics/etalis.md#etalis-4.4): the sum ``AVS`` over the count ``AVC`` of the same items, in
+#: lowest terms, as two alternative rule bodies: an integer when ``AVC`` divides ``AVS``, else the term ``r(P,Q)``
+#: (``Q > 1``; :func:`decode_term` reads it back as a Fraction).  ``AVG`` is the greatest common divisor.
+AVERAGE = ("AVG=#max{{ AVD : AVD=1..AVC, AVS\\AVD=0, AVC\\AVD=0 }}, AVC=AVG, {R}=AVS/AVG",
+           "AVG=#max{{ AVD : AVD=1..AVC, AVS\\AVD=0, AVC\\AVD=0 }}, AVC!=AVG, {R}=r(AVS/AVG,AVC/AVG)")
+
+#: A clingo term that is a fraction ``r(P,Q)`` lies between these two (clingo's order: by arity, name, arguments).
+_R_LOW, _R_HIGH = "r(#inf,#inf)", "r(#sup,#sup)"
+
+
+def _side(t: A.Term, vs: ClingoVars) -> tuple[str, str]:
+    """``(clingo text, kind)`` of one side of a comparison: ``any`` (a variable: possibly an avg's fraction),
+    ``int`` (a number or arithmetic: an integer when defined) or ``other`` (never a number)."""
+    kind = ("any" if isinstance(t, A.Var) else
+            "int" if isinstance(t, A.Num) or (isinstance(t, A.Compound) and t.is_arithmetic) else "other")
+    return term(t, vs), kind
+
+
+def _order(left: A.Term, op: str, right: A.Term, vs: ClingoVars) -> list[list[str]]:
+    """``left op right`` (``op`` in ``< <= > >=``) in a rule base with ``avg``: alternatives of clingo literals that
+    compare numbers numerically, an avg's fraction ``r(P,Q)`` included (by cross-multiplication), and put every
+    number before every other value (as clingo does for integers); other values compare by clingo's order, as
+    without ``avg`` (docs/semantics/etalis.md#etalis-4.4)."""
+    (lt, lk), (rt, rk) = _side(left, vs), _side(right, vs)
+    fresh = lambda: vs(f"#{len(vs.m)}")                                     # noqa: E731 - names no ETALIS variable has
+    def notrat(t: str, k: str) -> list[list[str]]:
+        return [[f"{t}<{_R_LOW}"], [f"{t}>{_R_HIGH}"]] if k == "any" else [[]]
+    def nonnum(t: str, k: str) -> list[list[str]]:
+        return [[f"{t}>{INT_MAX}"] + a for a in notrat(t, k)] if k == "any" else [[]] if k == "other" else []
+    alts = [a + b + [f"{lt}{op}{rt}"] for a in notrat(lt, lk) for b in notrat(rt, rk)]  # neither is a fraction
+    num_first = op in ("<", "<=")
+    for rat, rt_, other, ok_, is_left in ((lt, lk, (rt, rk), num_first, True), (rt, rk, (lt, lk), not num_first, False)):
+        if rt_ != "any":
+            continue
+        n, d = fresh(), fresh()
+        bind = f"{rat}=r({n},{d})"
+        ot, ok = other
+        if ok == "any" and is_left:                                       # both fractions (once)
+            n2, d2 = fresh(), fresh()
+            alts.append([bind, f"{ot}=r({n2},{d2})", f"{n}*{d2}{op}{n2}*{d}"])
+        if ok in ("any", "int"):                                          # a fraction and an integer
+            isint = [f"{ot}={ot}+0"] if ok == "any" else []
+            cmp = f"{n}{op}{ot}*{d}" if is_left else f"{ot}*{d}{op}{n}"
+            alts.append([bind] + isint + [cmp])
+        if ok_:                                                            # a fraction and a non-number
+            alts.extend([bind] + a for a in nonnum(ot, ok))
+    return alts
+
+
+def dnf(c: A.Cond, vs: ClingoVars, neg: bool = False, fractions: bool = False) -> list[list[str]]:
     """Negation normal form + disjunctive normal form of condition ``c`` (``neg``: of its negation): a list of
-    alternatives, each a list of clingo body literals (static atoms are ``sa(e(..))``).
+    alternatives, each a list of clingo body literals (static atoms are ``sa(e(..))``).  ``fractions``: the rule base
+    has ``avg`` aggregates, so a variable may hold a fraction and ``< <= > >=`` compare through :func:`_order`.
 
     Raises:
         UnsupportedError: as :func:`term`.
         TypeError: not a condition.
     """
     if isinstance(c, A.CNot):
-        return dnf(c.cond, vs, not neg)
+        return dnf(c.cond, vs, not neg, fractions)
     if isinstance(c, (A.CAnd, A.COr)):
-        parts = [dnf(i, vs, neg) for i in c.items]
+        parts = [dnf(i, vs, neg, fractions) for i in c.items]
         if isinstance(c, A.CAnd) != neg:  # conjunction
             return [sum(combo, []) for combo in product(*parts)]
         return [alt for p in parts for alt in p]
@@ -152,6 +206,8 @@ def dnf(c: A.Cond, vs: ClingoVars, neg: bool = False) -> list[list[str]]:
         op = _NEG[op]
     if op == "=" and isinstance(right, A.Var) and not isinstance(left, A.Var):
         left, right = right, left  # clingo assigns the variable on the left
+    if fractions and op in ("<", "<=", ">", ">=") and (isinstance(left, A.Var) or isinstance(right, A.Var)):
+        return _order(left, op, right, vs)
     return [[f"{term(left, vs)}{op}{term(right, vs)}"]]
 
 
@@ -179,6 +235,8 @@ def decode_term(sym: clingo.Symbol) -> A.Term:
             return A.List(tuple(decode_term(a) for a in args))
         if sym.name == "c" and args:
             return A.Compound(asp_unstring(args[0].string), tuple(decode_term(a) for a in args[1:]))
+        if sym.name == "r" and len(args) == 2:
+            return A.number(Fraction(args[0].number, args[1].number))
     raise OracleError(f"oracle: unexpected term {sym} in the answer set")
 
 

@@ -78,6 +78,7 @@ their end time are still emitted by the push that derives them.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Iterator, Optional
 
@@ -116,7 +117,10 @@ def order_key(t: A.Term) -> tuple:
         TypeError: ``t`` is not a ground term.
     """
     if isinstance(t, A.Num):
-        return (0, t.value)
+        v = t.value
+        if isinstance(v, Fraction):      # the oracle's r(P,Q) (an avg value, #etalis-4.4), inside a compound
+            return (3, 2, "r", ((0, v.numerator), (0, v.denominator)))
+        return (0, v)
     if isinstance(t, A.List) and not t.items:
         return (1,)
     if isinstance(t, A.Sym):
@@ -283,8 +287,11 @@ def _compare(a: A.Term, op: str, b: A.Term) -> bool:
         return a == b
     if op == "!=":
         return a != b
-    if isinstance(a, A.Num) and isinstance(b, A.Num):
+    na, nb = isinstance(a, A.Num), isinstance(b, A.Num)
+    if na and nb:                        # numerically, also an avg's fraction (docs/semantics/etalis.md#etalis-4.4)
         x, y = a.value, b.value
+    elif na or nb:                       # numbers before everything else
+        x, y = not na, not nb
     else:
         x, y = order_key(a), order_key(b)
     if op == "<":
@@ -957,8 +964,8 @@ class Evaluator:
         else:
             v = vals[vi]
             if not (isinstance(v, A.Num) and isinstance(v.value, int)):
-                return                   # sum/min/max range over the items with an integer value
-            x = v.value
+                return                   # sum/avg/min/max range over the items with an integer value
+            x = v.value if func != "avg" else (v.value, 1)
         for rec in recs:
             if not rec[2] < s:
                 continue
@@ -971,7 +978,8 @@ class Evaluator:
                 rec[5] = _fold(func, rec[5], x)
                 value = _fold(func, rec[4], x)
             sv = rec[0]
-            self._add(p, tuple(A.Num(value) if i < 0 else sv[i] for i in p.build), rec[1], e)
+            r = _result(func, value)
+            self._add(p, tuple(r if i < 0 else sv[i] for i in p.build), rec[1], e)
 
     @staticmethod
     def _windowed(rec: list, func: str, init: Optional[int], last: int, x: int, e: int) -> Optional[int]:
@@ -1033,15 +1041,23 @@ class Evaluator:
             self._add(p, vals, sf[1], ef[2])
 
 
-def _fold(func: str, acc: Optional[int], x: Optional[int]) -> Optional[int]:
-    """The aggregate ``func`` of two partial aggregates (None: of no item)."""
+def _fold(func: str, acc: Any, x: Any) -> Any:
+    """The aggregate ``func`` of two partial aggregates (None: of no item; for ``avg`` a pair (sum, count))."""
     if acc is None:
         return x
     if x is None:
         return acc
     if func in ("count", "sum"):
         return acc + x
+    if func == "avg":
+        return (acc[0] + x[0], acc[1] + x[1])
     return min(acc, x) if func == "min" else max(acc, x)
+
+
+def _result(func: str, acc: Any) -> A.Num:
+    """The result value of a partial aggregate (:func:`_fold`): ``avg``'s exact sum/count
+    (docs/semantics/etalis.md#etalis-4.4)."""
+    return A.number(Fraction(acc[0], acc[1])) if func == "avg" else A.Num(acc)
 
 
 def _ground_int_terms(t: A.Term) -> bool:

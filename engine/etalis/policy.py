@@ -23,6 +23,7 @@ length.  With ``during_result="contained"`` results can end before the clock, so
 from __future__ import annotations
 
 from collections import deque
+from fractions import Fraction
 from typing import Any, Iterator, Optional
 
 from ceplab.engine.etalis.evaluate import (_compare, _solve, _unify, _value, admit, check_integer_program, link,
@@ -517,13 +518,14 @@ class PolicyEvaluator:
             else:
                 return None
         r, st = _apply(func, r0, last, y[3], v)
+        r = A.number(r)
         rec = (y[0], y[1], y[2], st)                     # re-inserted with this step's stamp: the newest
         if self.consume:
             bucket.append(rec)
         else:
             sc.store[jk] = rec
         yv = y[0]
-        return [(_ACT, p, tuple(A.Num(r) if i < 0 else yv[i] for i in p.build), y[1], e)]
+        return [(_ACT, p, tuple(r if i < 0 else yv[i] for i in p.build), y[1], e)]
 
     # ---------------------------------------------------------------- insertion (ETALIS-P 8)
     def _prefer(self, n: _PNode, y: tuple, x: tuple) -> bool:
@@ -575,10 +577,14 @@ class PolicyEvaluator:
         bucket.append(x)
 
 
-def _apply(func: str, r0: Optional[int], last: Optional[int], st: Any, v: int) -> tuple[int, Any]:
+def _apply(func: str, r0: Optional[int], last: Optional[int], st: Any, v: int) -> tuple[Any, Any]:
     """ETALIS-P 7b: apply the item value ``v`` to the record state ``st`` of an aggregate ``func`` (empty aggregate
-    ``r0``, count window ``last``): ``(result, new state)``."""
+    ``r0``, count window ``last``): ``(result, new state)``; ``avg``'s result is the exact Fraction sum/count, its
+    state without a window the pair (sum, count)."""
     if last is None:
+        if func == "avg":
+            st = (v, 1) if st is None else (st[0] + v, st[1] + 1)
+            return Fraction(st[0], st[1]), st
         if st is None:
             r = v
         elif func == "count":
@@ -591,6 +597,8 @@ def _apply(func: str, r0: Optional[int], last: Optional[int], st: Any, v: int) -
     vs = st + (v,)
     if func in ("count", "sum"):
         r = sum(vs)                                      # count: every value is 1
+    elif func == "avg":
+        r = Fraction(sum(vs), len(vs))
     else:
         pick = min if func == "min" else max
         r = pick(vs) if r0 is None else pick(pick(vs), r0)

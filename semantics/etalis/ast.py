@@ -7,7 +7,8 @@ in layout compare equal (``parse(str(p)) == p``).
 Terms (docs/semantics/etalis.md#etalis-1.1: variables, constants, function terms ``f(t1..tn)``):
     Var(name)                    ``X``, ``_Y``, ``_`` (anonymous)
     Sym(name)                    symbolic constant (Prolog atom) ``abc``, ``'Hello world'``
-    Num(value)                   integer or finite float
+    Num(value)                   integer or finite float; also a non-integral ``Fraction``, the exact value of
+                                 an ``avg`` aggregate (never written in a program or stream; :func:`number`)
     Str(value)                   double-quoted string ``"text"``
     Compound(functor, args)      ``f(t1,..,tn)``; infix arithmetic ``X + 1`` is ``Compound('+', (X, 1))``,
                                  unary minus on a non-literal is ``Compound('-', (X,))``
@@ -42,6 +43,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Iterator, Optional, Union
 
 #: Binary pattern operators of the paper (docs/semantics/etalis.md#etalis-1.4, with DURING restored by A3).
@@ -96,14 +98,23 @@ class Sym:
 
 @dataclass(frozen=True)
 class Num:
-    """A number: int or finite float.  ``Num(1) != Num(1.0)``."""
-    value: Union[int, float]
+    """A number: int or finite float, or a non-integral :class:`~fractions.Fraction` (the exact value of an ``avg``
+    aggregate, docs/semantics/etalis.md#etalis-4.4; build it with :func:`number`).  ``Num(1) != Num(1.0)``; a
+    fraction prints as ``7/2``.
+
+    Raises:
+        TypeError: ``value`` is not an int, float or Fraction.
+        ValueError: a float that is not finite, or a Fraction with denominator 1 (that is the int).
+    """
+    value: Union[int, float, Fraction]
 
     def __post_init__(self) -> None:
-        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
-            raise TypeError("Num value must be int or float")
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float, Fraction)):
+            raise TypeError("Num value must be int, float or Fraction")
         if isinstance(self.value, float) and not math.isfinite(self.value):
             raise ValueError("Num value must be finite")
+        if isinstance(self.value, Fraction) and self.value.denominator == 1:
+            raise ValueError("an integral Fraction is an int: use number()")
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Num) and type(self.value) is type(other.value)
@@ -113,7 +124,16 @@ class Num:
         return hash((type(self.value).__name__, self.value))
 
     def __str__(self) -> str:
-        return repr(self.value)
+        v = self.value
+        return f"{v.numerator}/{v.denominator}" if isinstance(v, Fraction) else repr(v)
+
+
+def number(value: Union[int, Fraction]) -> Num:
+    """The value ``value`` as a :class:`Num`: an int, or a Fraction in lowest terms when it is not integral (the exact
+    value of ``avg``, docs/semantics/etalis.md#etalis-4.4)."""
+    if isinstance(value, Fraction):
+        return Num(value.numerator) if value.denominator == 1 else Num(value)
+    return Num(value)
 
 
 @dataclass(frozen=True)
@@ -372,8 +392,8 @@ class Window:
         return f"({self.pattern}).{self.length}"
 
 
-#: Aggregate functions of :class:`Aggregate` (the paper's ``count``, ``sum``, ``max``, ``min``; section 4.4).
-AGGREGATE_FUNCTIONS = ("count", "sum", "min", "max")
+#: Aggregate functions of :class:`Aggregate` (the paper's ``count``, ``sum``, ``avg``, ``max``, ``min``; section 4.4).
+AGGREGATE_FUNCTIONS = ("count", "sum", "avg", "min", "max")
 
 
 @dataclass(frozen=True)
@@ -394,7 +414,7 @@ class Aggregate:
     Attributes:
         start: the pattern that starts the aggregation (the left operand of ``seq``).
         func: one of :data:`AGGREGATE_FUNCTIONS`.
-        arg: the aggregated variable of ``sum``/``min``/``max`` (bound by ``item``), None for ``count``.
+        arg: the aggregated variable of ``sum``/``avg``/``min``/``max`` (bound by ``item``), None for ``count``.
         item: the event atom whose instances are aggregated; its variables not shared with ``start`` are local.
         result: the new variable that holds the aggregate.
         count_window: ``N >= 1`` for the last ``N`` items only, None for all items since the start.
@@ -555,6 +575,13 @@ class Program:
         """The body with the rule-property window folded in as ``(body).w``."""
         w = self.window(rule)
         return rule.body if w is None else Window(rule.body, int(w))
+
+    @property
+    def has_average(self) -> bool:
+        """Whether an event rule has an ``avg`` aggregate, so that a value may be a fraction
+        (docs/semantics/etalis.md#etalis-4.4)."""
+        return any(isinstance(n, Aggregate) and n.func == "avg"
+                   for r in self.event_rules for n in pattern_nodes(r.body))
 
     def event_predicates(self) -> set[tuple[str, int]]:
         """Every event predicate ``(name, arity)`` used in a head or a pattern."""

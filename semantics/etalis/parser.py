@@ -14,9 +14,9 @@ quoted ``'seq'``, lower/Capitalised/UPPER case), ``not(p1).[p2,p3]`` and ``(p2 s
 all left-associative, docs/semantics/etalis.md#etalis-A13; the implementation's op/3 table): seq/equals/meets/during/starts/finishes,
 cnot, and, par, or, where.  See ``grammar.lark``.
 
-Aggregates: ``Start seq aggregate(F, Item, Result)`` with ``F`` one of ``count``, ``sum(X)``, ``min(X)``,
-``max(X)`` is an :class:`~ceplab.semantics.etalis.ast.Aggregate` (the paper's iterative aggregation,
-docs/semantics/etalis.md#etalis-4.4); ``aggregate(..)`` anywhere else, and ``avg``, are errors.  A static goal
+Aggregates: ``Start seq aggregate(F, Item, Result)`` with ``F`` one of ``count``, ``sum(X)``, ``avg(X)``,
+``min(X)``, ``max(X)`` is an :class:`~ceplab.semantics.etalis.ast.Aggregate` (the paper's iterative aggregation,
+docs/semantics/etalis.md#etalis-4.4); ``aggregate(..)`` anywhere else is an error.  A static goal
 ``P seq prolog(Goal)`` (the implementation's way to call a static predicate between pattern elements) is read as
 ``P where Goal`` (:func:`_goal_call`); ``prolog(..)`` anywhere else is an error.
 
@@ -145,7 +145,7 @@ def _aggregate_call(args: tuple, pos: tuple[int, int] | None) -> _AggregateCall:
     where = pos or (1, 1)
     if len(args) not in (3, 4):
         raise ParseError(f"aggregate needs three arguments, aggregate(F, Item, Result) with F one of count, sum(X), "
-                         f"min(X), max(X), and optionally a count window N; got {len(args)}", None, *where)
+                         f"avg(X), min(X), max(X), and optionally a count window N; got {len(args)}", None, *where)
     f, item, result = args[:3]
     window = None
     if len(args) == 4:
@@ -159,12 +159,8 @@ def _aggregate_call(args: tuple, pos: tuple[int, int] | None) -> _AggregateCall:
     elif (isinstance(f, A.Compound) and f.functor in A.AGGREGATE_FUNCTIONS and f.functor != "count"
           and len(f.args) == 1 and isinstance(f.args[0], A.Var) and f.args[0].name != "_"):
         func, arg = f.functor, f.args[0]
-    elif isinstance(f, A.Compound) and f.functor == "avg":
-        raise ParseError("aggregate(avg(X), ..) is not supported: its value is a fraction, and ceplab's ETALIS "
-                         "evaluators use integers only (docs/semantics/etalis.md#etalis-9.1); aggregate sum(X) and "
-                         "count in two rules instead", None, *(f.pos or where))
     else:
-        raise ParseError(f"the aggregate function must be count, sum(X), min(X) or max(X) with X a variable of the "
+        raise ParseError(f"the aggregate function must be count, sum(X), avg(X), min(X) or max(X) with X a variable of the "
                          f"item event; got {f}", None, *(getattr(f, "pos", None) or where))
     if isinstance(item, A.Sym):
         item = A.EventAtom(item.name, (), pos=where)

@@ -77,14 +77,15 @@ def gen_aggregate_rule(ch: Chooser, head: str, heads: Sequence[str] = (),
                        atoms: Sequence[str] = ETALIS_ATOMS) -> str:
     """A random aggregate rule ``head(..) <- START seq aggregate(F, ITEM, R).`` (docs/semantics/etalis.md#etalis-4.4).
 
-    ``F`` is ``count``, ``sum(V)``, ``min(V)`` or ``max(V)``; ``START`` a :func:`gen_etalis_pattern` of depth 0..1
+    ``F`` is ``count``, ``sum(V)``, ``avg(V)`` (a fraction flows on into the later rules' comparisons),
+    ``min(V)`` or ``max(V)``; ``START`` a :func:`gen_etalis_pattern` of depth 0..1
     over ``atoms`` and the earlier ``heads`` (never ``head``: the start may be recursive in ETALIS, but a generated
     recursive aggregate creates unboundedly many values); ``ITEM`` an atom over ``atoms`` and ``heads`` whose argument
     is the aggregated variable ``V``, a start variable (a join) or ``_``; the head carries ``R``; in 30% a count window
     of 1..3 items.  Sometimes the whole body is under a window ``(..).w`` or a ``where`` on ``R``.
     """
     start, sb, _ = gen_etalis_pattern(ch, ch.integer(0, 1), heads, False, atoms)
-    func = ch.choice(("count", "sum", "min", "max"))
+    func = ch.choice(("count", "sum", "avg", "min", "max"))
     item_name = ch.choice(tuple(atoms) + tuple(heads))
     join = sorted(sb)
     if func == "count":

@@ -59,6 +59,18 @@ MUTANTS: tuple[Mutant, ...] = (
        "aggregate_initial=sentinel does not start min/max at the implementation's 100000 / -100000 "
        "(docs/semantics/etalis.md#etalis-4.4, #etalis-opt-aggregate_initial)",
        "d(X) <- s seq aggregate(min(Y), a(Y), X).", (("s", 1, 1), ("a(1)", 2, 2)), (("aggregate_initial", "sentinel"),)),
+    _m("avg-integer-division", "arithmetic", _EV,
+       "    return A.number(Fraction(acc[0], acc[1])) if func == \"avg\" else A.Num(acc)\n",
+       "    return A.Num(acc[0] // acc[1]) if func == \"avg\" else A.Num(acc)   # planted: integer division\n",
+       "avg rounds down to an integer instead of the exact fraction (docs/semantics/etalis.md#etalis-4.4-avg)",
+       "d(X) <- s seq aggregate(avg(Y), a(Y), X).", (("s", 1, 1), ("a(1)", 2, 2), ("a(2)", 3, 3))),
+    _m("fraction-not-compared-numerically", "arithmetic", _EV,
+       "    if na and nb:                        # numerically, also an avg's fraction (docs/semantics/etalis.md#etalis-4.4)\n",
+       "    if na and nb and not isinstance(a.value, Fraction) and not isinstance(b.value, Fraction):  # planted\n",
+       "an order comparison with an avg's fraction is not numeric (docs/semantics/etalis.md#etalis-4.4-avg: fractions "
+       "compare numerically with every number)",
+       "d(X) <- s seq aggregate(avg(Y), a(Y), X). hi(X) <- d(X) where X > 1.",
+       (("s", 1, 1), ("a(1)", 2, 2), ("a(2)", 3, 3))),
     _m("window-off-by-one", "window", _EV,
        "        if n.q is not None and e - s > n.q:\n",
        "        if n.q is not None and e - s >= n.q:\n",
