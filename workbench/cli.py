@@ -1015,8 +1015,8 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
 
 
 @app.command("notebooks")
-def notebooks_cmd(names: Optional[List[str]] = typer.Argument(None, help="cel, cel.ipynb or a path (default: every "
-                                                                     "notebook in notebooks/)"),
+def notebooks_cmd(names: Optional[List[str]] = typer.Argument(None, help="a notebook in notebooks/ (with or "
+                                                                     "without .ipynb) or a path; default: all"),
                   execute: bool = typer.Option(False, "--execute", help="re-execute and store the outputs in place"),
                   check_: bool = typer.Option(False, "--check", help="re-execute and compare with the stored "
                                                                    "outputs (timing cells excepted)")) -> None:

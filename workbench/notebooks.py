@@ -216,7 +216,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with ``--check`` compare them with the stored outputs; returns the exit code (1: a difference or an
     error output)."""
     ap = argparse.ArgumentParser(prog="python -m ceplab.workbench.notebooks", description=__doc__.split("\n")[0])
-    ap.add_argument("names", nargs="*", metavar="NAME", help="cel, cel.ipynb or a path; default: every notebook")
+    ap.add_argument("names", nargs="*", metavar="NAME", help="a notebook in notebooks/ (with or without .ipynb) or a path; default: all")
     ap.add_argument("--check", action="store_true", help="compare instead of writing (exit 1 on a difference)")
     args = ap.parse_args(argv)
     return run(args.names, check_only=args.check)
