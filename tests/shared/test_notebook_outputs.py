@@ -116,3 +116,13 @@ def test_normalise_renumbers_and_masks():
     assert nb.cells[1].outputs[0].data["text/plain"] == "<Foo at 0x...>"
     assert nb.cells[2].outputs[0].text == "<ROOT>/x\n"
     assert nb.metadata["language_info"] == {"name": "python"}
+
+
+def test_the_command_wants_one_mode_and_known_notebooks(capsys):
+    from ceplab.workbench.cli import main
+
+    for argv, message in ((["notebooks"], "give exactly one of --execute and --check"),
+                          (["notebooks", "--check", "no-such-notebook"], "no notebook 'no-such-notebook'")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2 and message in capsys.readouterr().err, argv
