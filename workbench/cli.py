@@ -17,6 +17,7 @@
     ceplab verify [--engine-time S] [--engine-memory MIB]
 
     ceplab languages [--json]
+    ceplab notebooks --execute|--check [NAME...]     exit 1: a stored output differs (--check) or an error output
 
 Languages are the plugins registered under the entry-point group ``ceplab.languages``
 (:mod:`ceplab.workbench.language`); this module names none of them. ``ceplab languages`` lists them
@@ -1011,6 +1012,28 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
                   "\n".join(f"--{i['name']} ({i['kind']}): {i['help']}" for i in x["inputs"]) or "-",
                   "\n".join(f"{p['name']}: {p['help']}" for p in x["peers"]) or "-")
     out.print(t)
+
+
+@app.command("notebooks")
+def notebooks_cmd(names: Optional[List[str]] = typer.Argument(None, help="a notebook in notebooks/ (with or "
+                                                                     "without .ipynb) or a path; default: all"),
+                  execute: bool = typer.Option(False, "--execute", help="re-execute and store the outputs in place"),
+                  check_: bool = typer.Option(False, "--check", help="re-execute and compare with the stored "
+                                                                   "outputs (timing cells excepted)")) -> None:
+    """Execute the researcher notebooks and store their outputs deterministically, or check the stored ones
+    (ceplab.workbench.notebooks; needs the dev extra: nbclient, nbformat, ipykernel)."""
+    if execute == check_:
+        raise _bad_input("give exactly one of --execute and --check")
+    try:
+        from ceplab.workbench import notebooks
+    except ImportError as e:  # pragma: no cover - the dev extra is missing
+        raise _bad_input(f"{e}; install the dev extra: pip install -e '.[dev]'")
+    try:
+        code = notebooks.run(names or [], check_only=check_, echo=typer.echo)
+    except FileNotFoundError as e:
+        raise _bad_input(str(e))
+    if code:
+        raise typer.Exit(code)
 
 
 # ----------------------------------------------------------------------------- verify
