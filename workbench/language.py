@@ -314,6 +314,10 @@ class Language:
             stream ``stream``, drawn from a generator seeded by ``(seed, stream, start)`` alone, so that chunks
             can be drawn in parallel (``ceplab generate``); or None.
 
+    Cross-language matrix (``ceplab matrix``, docs/matrix.md):
+        translation: ``() -> ceplab.workbench.matrix.translate.Translation``: core queries and streams in the
+            language, and its results projected back to core matches; or None (the language is not in the matrix).
+
     Files on disk (malformed-input campaigns, ``ceplab fuzz LANG --malformed``, :mod:`ceplab.workbench.malformed`):
         stream_formats: the stream file formats ``read_stream`` reads (:class:`StreamFormat`); each mutant is
             written in one of them. Empty: the JSON Lines form of ``stream_to_json`` (``.jsonl``), which every
@@ -361,6 +365,7 @@ class Language:
     stream_chunk: Callable[[int, int, int, int], Stream] | None = None
     stream_formats: tuple[StreamFormat, ...] = ()
     bundled_graphs: tuple[tuple[str, Path], ...] = ()
+    translation: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.result_end is None) == (self.result_positions is None):

@@ -199,6 +199,12 @@ def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
     return Stream(evs, f"<random stream {stream} seed={seed}>")
 
 
+def _translation():
+    """The matrix translation (docs/matrix.md), imported when the matrix runs."""
+    from ceplab.workbench.langs.cel.matrix import CelTranslation
+    return CelTranslation()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.cel.mutants import mutants
 
@@ -253,6 +259,7 @@ LANGUAGE = Language(
                              unchecked_note="not strongly well-formed, finite-word semantics (docs/semantics/cel.md#cel-G2/#cel-G3)"),
     benchmark=_benchmark,
     mutants=_mutants,
+    translation=_translation,
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,

@@ -560,6 +560,12 @@ def _stream_chunk(seed: int, stream: int, start: int, count: int) -> list:
     return [StreamEvent(choice(atoms), i, i, i) for i in range(start, start + count)]
 
 
+def _translation():
+    """The matrix translation (docs/matrix.md), imported when the matrix runs."""
+    from ceplab.workbench.langs.etalis.matrix import EtalisTranslation
+    return EtalisTranslation()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.etalis.mutants import mutants
 
@@ -648,5 +654,6 @@ LANGUAGE = Language(
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
     mutants=_mutants,
+    translation=_translation,
     stream_formats=STREAM_FORMATS,
 )

@@ -1,0 +1,227 @@
+"""The cross-language semantics matrix (docs/matrix.md): the same core query on the same stream under every
+language that declares a translation, each evaluated by its oracle AND its engine, compared pair by pair.
+
+A case is a seeded core query exercising one construct and a seeded core stream.  For every language the query
+and the stream are translated (:class:`ceplab.workbench.matrix.translate.Translation`), run through
+:func:`ceplab.workbench.compare.compare` (oracle and engine, with the engine's emission check), and the agreed
+results are projected to core matches (sets of positions).  For every pair of languages a cell per construct
+says: *equivalent* on all the cases both could express, *different* with the first distinguishing case, shrunk
+to a minimal stream on which both languages' oracles and engines still agree with themselves and the two
+languages still differ, or *not expressible* (one of them cannot express any drawn case).  A language whose
+oracle and engine disagree on a case is a bug of ceplab, reported as such and left out of the cell.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from ceplab.semantics.errors import InputError
+from ceplab.workbench.compare import compare, options_from_kv
+from ceplab.workbench.matrix.core import (CONSTRUCTS, CoreEvent, CoreQuery, parse, random_query, random_stream,
+                                          stream_text)
+from ceplab.workbench.matrix.translate import NotExpressible
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One language on one case.
+
+    Attributes:
+        lang: the language's name.
+        status: ``ok`` (oracle and engine agree), ``not_expressible``, ``undecided`` (the oracle hit a limit),
+            ``disagree`` (oracle and engine differ: a ceplab bug) or ``error`` (the translation was refused).
+        matches: the core matches (frozenset of frozensets of positions) when ``ok``.
+        query: the translated query text (None when not expressible).
+        switches: the switch values the translation set.
+        detail: why, for every status but ``ok``.
+    """
+    lang: str
+    status: str
+    matches: Optional[frozenset] = None
+    query: Optional[str] = None
+    switches: tuple = ()
+    detail: str = ""
+
+
+def evaluate(lang: Any, q: CoreQuery, events: Sequence[CoreEvent], limits: Any = None) -> Outcome:
+    """Translate ``q`` and ``events`` into ``lang`` (a :class:`ceplab.workbench.language.Language` with a
+    ``translation``), run its oracle and engine, and project the results (module docstring)."""
+    t = lang.translation()
+    try:
+        text, switches = t.query(q)
+    except NotExpressible as e:
+        return Outcome(lang.name, "not_expressible", detail=f"{e.construct}: {e.reason}")
+    sw = tuple(sorted(switches.items()))
+    try:
+        query = lang.parse(text)
+        options = options_from_kv(lang.options, [f"{k}={v}" for k, v in sw])
+        rep = compare(lang, query, t.stream(events), options, limits)
+    except InputError as e:
+        return Outcome(lang.name, "error", query=text, switches=sw, detail=f"{type(e).__name__}: {e}")
+    if rep.verdict == "undecided":
+        return Outcome(lang.name, "undecided", query=text, switches=sw, detail=str(rep.undecided))
+    if rep.verdict != "agree":
+        return Outcome(lang.name, "disagree", query=text, switches=sw,
+                       detail=f"oracle only {rep.oracle_only[:3]}, engine only {rep.engine_only[:3]}; "
+                              f"{'; '.join(rep.problems)[:300]}")
+    return Outcome(lang.name, "ok", t.project(rep.oracle_results, events), text, sw)
+
+
+@dataclass
+class Witness:
+    """A minimal distinguishing case of two languages: the core query and stream, and each side's matches and
+    translated query."""
+    query: str
+    stream: str
+    left: Outcome
+    right: Outcome
+
+    def to_json(self) -> dict:
+        def side(o: Outcome) -> dict:
+            return {"lang": o.lang, "query": o.query, "switches": dict(o.switches),
+                    "matches": sorted(sorted(m) for m in o.matches)}
+        return {"query": self.query, "stream": self.stream, "left": side(self.left), "right": side(self.right)}
+
+
+@dataclass
+class Cell:
+    """One construct and one pair of languages.
+
+    Attributes:
+        construct, left, right: the row and the pair (language names, in registry order).
+        cases: the cases both languages expressed and settled (``ok``).
+        witness: the first distinguishing case, shrunk (None: equivalent on ``cases``).
+        reasons: why a side could not express a case (``lang: reason``), distinct.
+    """
+    construct: str
+    left: str
+    right: str
+    cases: int = 0
+    witness: Optional[Witness] = None
+    reasons: set = field(default_factory=set)
+
+    @property
+    def verdict(self) -> str:
+        """``different``, ``equivalent`` or ``not expressible``."""
+        if self.witness is not None:
+            return "different"
+        return "equivalent" if self.cases else "not expressible"
+
+    def to_json(self) -> dict:
+        return {"construct": self.construct, "left": self.left, "right": self.right, "verdict": self.verdict,
+                "cases": self.cases, "witness": None if self.witness is None else self.witness.to_json(),
+                "not_expressible": sorted(self.reasons)}
+
+
+@dataclass
+class MatrixResult:
+    """All cells, the ceplab bugs found on the way (a language's oracle and engine disagreeing), and the run's
+    parameters."""
+    languages: list[str]
+    constructs: list[str]
+    cells: list[Cell]
+    bugs: list[dict]
+    cases: int
+    seed: int
+    undecided: int = 0
+
+    def to_json(self) -> dict:
+        return {"languages": self.languages, "constructs": self.constructs, "cases_per_construct": self.cases,
+                "seed": self.seed, "undecided": self.undecided, "bugs": self.bugs,
+                "cells": [c.to_json() for c in self.cells]}
+
+
+def case_rng(seed: int, construct: str, k: int) -> random.Random:
+    """The generator of case ``k`` of ``construct``: seeded by ``(seed, construct, k)`` alone, so any subset of
+    the cases can be drawn anywhere (on Spark executors) with the same result."""
+    h = hashlib.sha256(f"{seed}/{construct}/{k}".encode()).digest()
+    return random.Random(int.from_bytes(h[:8], "big"))
+
+
+def draw_case(seed: int, construct: str, k: int) -> tuple[CoreQuery, tuple[CoreEvent, ...]]:
+    """Case ``k`` of ``construct``: a core query (:func:`random_query`) and a stream of 3..8 events."""
+    rng = case_rng(seed, construct, k)
+    q = random_query(rng, construct)
+    return q, random_stream(rng, rng.randint(3, 8))
+
+
+def _differ(a: Outcome, b: Outcome) -> bool:
+    return a.status == b.status == "ok" and a.matches != b.matches
+
+
+def shrink(langs: dict, q: CoreQuery, events: tuple[CoreEvent, ...], left: str, right: str,
+           limits: Any = None) -> tuple[tuple[CoreEvent, ...], Outcome, Outcome]:
+    """The smallest stream found by deleting events one at a time (to a fixpoint) on which ``left`` and
+    ``right`` are both ``ok`` and still differ; returns it with both outcomes."""
+    a, b = evaluate(langs[left], q, events, limits), evaluate(langs[right], q, events, limits)
+    progress = True
+    while progress:
+        progress = False
+        for i in range(len(events)):
+            cand = events[:i] + events[i + 1:]
+            ca, cb = evaluate(langs[left], q, cand, limits), evaluate(langs[right], q, cand, limits)
+            if _differ(ca, cb):
+                events, a, b, progress = cand, ca, cb, True
+                break
+    return events, a, b
+
+
+def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cases: int = 20, seed: int = 0,
+               limits: Any = None, progress: Optional[Callable[[str, int], None]] = None,
+               outcomes: Optional[Callable[[str, int], dict]] = None) -> MatrixResult:
+    """Run the matrix.
+
+    Args:
+        langs: languages with a ``translation`` (:class:`ceplab.workbench.language.Language`).
+        constructs: the rows (:data:`ceplab.workbench.matrix.core.CONSTRUCTS`).
+        cases: cases per construct.
+        seed: the run's seed (:func:`case_rng`).
+        limits: the oracles' ``Limits``.
+        progress: called with ``(construct, k)`` after each case.
+        outcomes: ``(construct, k) -> {lang name: Outcome}`` computed elsewhere (e.g. on Spark); by default each
+            case is evaluated here.
+
+    Returns:
+        A :class:`MatrixResult`; cells for every construct and every pair, in registry order.
+    """
+    by_name = {L.name: L for L in langs}
+    names = [L.name for L in langs]
+    cells = {(c, a, b): Cell(c, a, b) for c in constructs for a, b in combinations(names, 2)}
+    bugs: list[dict] = []
+    undecided = 0
+    for c in constructs:
+        for k in range(cases):
+            q, events = draw_case(seed, c, k)
+            res = outcomes(c, k) if outcomes is not None else {n: evaluate(by_name[n], q, events, limits)
+                                                              for n in names}
+            for n in names:
+                o = res[n]
+                if o.status in ("disagree", "error"):
+                    bugs.append({"lang": n, "status": o.status, "query": str(q), "stream": stream_text(events),
+                                 "translated": o.query, "detail": o.detail})
+                undecided += o.status == "undecided"
+            for a, b in combinations(names, 2):
+                cell = cells[(c, a, b)]
+                oa, ob = res[a], res[b]
+                for o in (oa, ob):
+                    if o.status == "not_expressible":
+                        cell.reasons.add(f"{o.lang}: {o.detail}")
+                if not (oa.status == ob.status == "ok"):
+                    continue
+                cell.cases += 1
+                if cell.witness is None and oa.matches != ob.matches:
+                    ev, sa, sb = shrink(by_name, q, events, a, b, limits)
+                    cell.witness = Witness(str(q), stream_text(ev), sa, sb)
+            if progress is not None:
+                progress(c, k)
+    return MatrixResult(names, list(constructs), list(cells.values()), bugs, cases, seed, undecided)
+
+
+def replay(langs: Iterable[Any], query: str, stream: str, limits: Any = None) -> dict[str, Outcome]:
+    """Every language on one core case given as text (``ceplab matrix --query Q --stream S``)."""
+    from ceplab.workbench.matrix.core import parse_stream
+    q, events = parse(query), parse_stream(stream)
+    return {L.name: evaluate(L, q, events, limits) for L in langs}
