@@ -213,9 +213,10 @@ def classify(lang: str, verdicts: list[PaperVerdict], findings: list[Finding]) -
 
     ``failed`` when the papers-check verdict is not ok. With a ``paper_answer`` in the case file: confirmed
     when oracle and engine give it, ``ambiguous`` when they give it on the same claim under other switch
-    values (named), ``erratum`` otherwise. Without one, the findings that name the case decide: a finding with
-    a ``switch`` makes it ``ambiguous``, a ``paper erratum`` finding an ``erratum``; all other cases are
-    ``confirmed``.
+    values (named), ``erratum`` otherwise. Without one, the findings that name the case decide: an ``ambiguity``
+    or ``paper erratum`` finding with a ``switch`` makes it ``ambiguous``, a ``paper erratum`` finding without
+    one an ``erratum``; all other cases (those of implementation, reconstruction and observation findings
+    too) are ``confirmed``.
 
     Raises:
         ReportError: a finding names a case that no papers-check file of ``lang`` has.
@@ -256,7 +257,7 @@ def classify(lang: str, verdicts: list[PaperVerdict], findings: list[Finding]) -
                 rows.append(CaseRow(v, "erratum", f"the paper states {fmt_results(pa)}; oracle and engine give "
                                     f"{fmt_results(got)}", ids))
             continue
-        switched = [f for f in fs if f.switch]
+        switched = [f for f in fs if f.switch and f.kind in ("ambiguity", "paper erratum")]
         if switched:
             f = switched[0]
             try:
@@ -264,7 +265,7 @@ def classify(lang: str, verdicts: list[PaperVerdict], findings: list[Finding]) -
             except KeyError:
                 raise ReportError(f"finding {f.id}: {lang} has no switch {f.switch!r}",
                                   str(L.papers_dir / FINDINGS_INDEX)) from None
-            paper = (f"the paper's answer: {f.paper_value}" if f.paper_value
+            paper = (f"paper: {f.paper_value}" if f.paper_value
                      else "the paper states no answer that tells the readings apart")
             rows.append(CaseRow(v, "ambiguous", f"depends on `{f.switch}` (here `{f.switch}={_value(val)}`); "
                                 f"{paper} (finding {f.id})", ids))
@@ -305,7 +306,8 @@ def timeline(lang: str, stream: Any) -> str:
             if isinstance(val, list) and val and all(isinstance(x, list) for x in val):
                 graph = "{" + " . ".join(" ".join(_short(y) for y in x) for x in val) + "}"
             elif isinstance(val, list):
-                inner.append(",".join(_short(y) for y in val))
+                if val:
+                    inner.append(",".join(_short(y) for y in val))
             else:
                 inner.append(f"{k}={_short(val)}")
         at = f"@{t}" if end == t else f"@{t}-{end}"
@@ -454,7 +456,7 @@ def blocks(sections: list[PaperSection]) -> list[Block]:
             out.append(("p", f.summary))
             if f.switch:
                 out.append(("p", f"**Switch**: `{f.switch}`"
-                                 + (f"; the paper's answer: {f.paper_value}." if f.paper_value else ".")))
+                                 + (f"; paper: {f.paper_value}." if f.paper_value else ".")))
             if not f.cases:
                 out.append(("p", f"No replayable case: {f.no_case}"))
             for rp in s.replays.get(f.id, []):
