@@ -278,15 +278,30 @@ def classify(lang: str, verdicts: list[PaperVerdict], findings: list[Finding]) -
 
 
 # ----------------------------------------------------------------------------- formatting
-_IRI = re.compile(r"<?http://example\.org/([^>\s]*)>?")
-_TYPED = re.compile(r'"([^"]*)"\^\^<[^>]*>')
+_IRI = re.compile(r"<?http://example\.org/([^<>\s\"]*)>?")
+_TYPED = re.compile(r'"(.*)"\^\^<[^<>]*>')
+
+
+def _shorten(x: Any) -> Any:
+    """A JSON value with every string term in compact form: example.org IRIs as ``:name``, typed literals as
+    their lexical form."""
+    if isinstance(x, str):
+        m = _TYPED.fullmatch(x)
+        if m:
+            return m.group(1)
+        m = _IRI.fullmatch(x)
+        return f":{m.group(1)}" if m else x
+    if isinstance(x, list):
+        return [_shorten(y) for y in x]
+    if isinstance(x, dict):
+        return {k: _shorten(v) for k, v in x.items()}
+    return x
 
 
 def _short(x: Any) -> str:
-    """A term or value in the report's compact form (example.org IRIs as ``:name``, typed literals bare)."""
-    s = x if isinstance(x, str) else json.dumps(x)
-    s = _TYPED.sub(r"\1", s)
-    return _IRI.sub(r":\1", s)
+    """One term or value as text in compact form (:func:`_shorten`)."""
+    x = _shorten(x)
+    return x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
 
 
 def timeline(lang: str, stream: Any) -> str:
@@ -321,7 +336,7 @@ def fmt_results(xs: list | None, limit: int = 0) -> str:
         return "-"
     if not xs:
         return "∅"
-    s = " ".join(_short(json.dumps(r, separators=(",", ":"), ensure_ascii=False)) for r in xs)
+    s = " ".join(json.dumps(_shorten(r), separators=(",", ":"), ensure_ascii=False) for r in xs)
     if limit and len(s) > limit:
         return f"{len(xs)} results"
     return f"`{s}`"
