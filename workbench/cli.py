@@ -793,8 +793,8 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
                                              "(every worked example's verdict, every finding with its kind, minimal "
                                              "case and replay command) as REPORT.md and REPORT.html, with the "
                                              "replay files under cases/"),
-                 report_out: Path = typer.Option(Path("papers-check/report"), "--out",
-                                                 help="with --report: the output folder")) -> None:
+                 report_out: Optional[Path] = typer.Option(None, "--out", help="with --report: the output folder "
+                                                           "(default papers-check/report)")) -> None:
     """Run the papers' worked examples through oracle and engine and print verdicts.
 
     With ``--suite DIR`` (after a language): the language's example suite (``Language.suite``) on ``DIR``;
@@ -812,8 +812,10 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
     if report:
         if paper is not None or suite is not None or json_out:
             raise _bad_input("ceplab: --report covers every paper; it takes no PAPER, --suite or --json")
-        _papers_report(report_out, timeout)
+        _papers_report(report_out if report_out is not None else Path("papers-check") / "report", timeout)
         return
+    if report_out is not None:
+        raise _bad_input("ceplab: --out goes with --report: ceplab papers-check --report --out DIR")
     if suite is not None:
         _papers_suite(paper, suite, json_out, timeout)
         return

@@ -274,6 +274,9 @@ def classify(lang: str, verdicts: list[PaperVerdict], findings: list[Finding]) -
             rows.append(CaseRow(v, "erratum", f"finding {f.id}: {f.title}", ids))
         else:
             rows.append(CaseRow(v, "confirmed", "; ".join(f"finding {f.id} ({f.kind})" for f in fs), ids))
+    for r in rows:
+        if r.verdict.compare == "oracle only" and r.label != "failed":
+            r.detail = "; ".join(x for x in (r.detail, f"oracle only ({r.verdict.engine_note})") if x)
     return rows
 
 
