@@ -124,3 +124,5 @@ def test_bad_findings_index_is_a_clear_error(tmp_path, monkeypatch):
         report.load_findings("cel")
     r = CliRunner().invoke(app, ["papers-check", "cel", "--report"])
     assert r.exit_code == 2 and "--report covers every paper" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(app, ["papers-check", "cel", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "--out goes with --report" in r.output and not (tmp_path / "x").exists()
