@@ -11,6 +11,7 @@
     ceplab check LANG QUERY STREAM [--profile P] [--set K=V]... [--segment-events N] [--master URL] [--out DIR]
         [--json]
     ceplab papers-check [PAPER] [--json]
+    ceplab papers-check --report [--out DIR]          the errata report of all papers (REPORT.md, REPORT.html)
     ceplab papers-check LANG --suite DIR [--json]     exit 0 agree, 1 differ/error, 2 suite cannot run
     ceplab bench [NAME] [--json] [--peer P] [--quick]
     ceplab bench mutants|oracles [LANG] ...
@@ -788,14 +789,34 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
                                                          help="oracle time limit (s)"),
                  suite: Optional[Path] = typer.Option(None, "--suite", help="with a language: run this directory "
                                                       "of an external system's own examples instead (the "
-                                                      "language's example suite, see ceplab languages)")) -> None:
+                                                      "language's example suite, see ceplab languages)"),
+                 report: bool = typer.Option(False, "--report", help="write the errata report of all five papers "
+                                             "(every worked example's verdict, every finding with its kind, minimal "
+                                             "case and replay command) as REPORT.md and REPORT.html, with the "
+                                             "replay files under cases/"),
+                 report_out: Optional[Path] = typer.Option(None, "--out", help="with --report: the output folder "
+                                                           "(default papers-check/report)")) -> None:
     """Run the papers' worked examples through oracle and engine and print verdicts.
 
     With ``--suite DIR`` (after a language): the language's example suite (``Language.suite``) on ``DIR``;
     exit 0 when every runnable example agrees, 1 otherwise, 2 when the suite cannot run here (the message
-    says what is missing) or ``DIR`` is unreadable."""
+    says what is missing) or ``DIR`` is unreadable.
+
+    With ``--report [--out DIR]`` (no language): one errata report for all papers (:mod:`ceplab.workbench.report`):
+    each worked example is confirmed, an erratum or ambiguous (which switch), and each finding of the
+    ``FINDINGS.md`` files (indexed by ``findings-index.json``) is a paper erratum, an ambiguity, an observation,
+    a reconstruction or an implementation finding, with its minimal case and the ``ceplab compare`` command that
+    replays it. Deterministic: regenerate the checked-in ``papers-check/report`` with ``ceplab papers-check
+    --report``. Exit 1 when a case fails."""
     from ceplab.workbench import papers
 
+    if report:
+        if paper is not None or suite is not None or json_out:
+            raise _bad_input("ceplab: --report covers every paper; it takes no PAPER, --suite or --json")
+        _papers_report(report_out if report_out is not None else Path("papers-check") / "report", timeout)
+        return
+    if report_out is not None:
+        raise _bad_input("ceplab: --out goes with --report: ceplab papers-check --report --out DIR")
     if suite is not None:
         _papers_suite(paper, suite, json_out, timeout)
         return
@@ -811,6 +832,25 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
     else:
         out.print(papers.table(verdicts))
     if any(not v.ok for v in verdicts):
+        raise typer.Exit(1)
+
+
+def _papers_report(out_dir: Path, timeout: Optional[float]) -> None:
+    """``papers-check --report [--out DIR]``: write the errata report (:func:`ceplab.workbench.report.write`)."""
+    from ceplab.workbench import report
+
+    try:
+        files, sections = report.write(out_dir, limits=_limits(timeout), progress=True)
+    except CeplabError as e:
+        raise _fail(e)
+    except OSError as e:
+        raise _bad_input(f"ceplab: --out {out_dir}: {e}")
+    md = out_dir / "REPORT.md"
+    out.print(f"wrote {md}, {out_dir / 'REPORT.html'} and {len(files) - 2} replay file(s) under "
+              f"{out_dir / 'cases'}", markup=False)
+    failed = [r for s in sections for r in s.rows if r.label == "failed"]
+    if failed:
+        err.print(f"ceplab: {len(failed)} case(s) failed (verdict 'failed' in {md})", markup=False)
         raise typer.Exit(1)
 
 

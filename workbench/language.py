@@ -141,6 +141,9 @@ class PaperFormat:
         provenance_legend: the meaning of the provenance letters in the verdict table.
         unchecked_note: why cases marked ``"check": false`` run through the oracle only (shown
             in the verdict table).
+        query_suffix: the file suffix of the language's query files (``".cel"``, ``".event"``, ...), used
+            when a case's query is written to a file (the errata report's replay cases,
+            :mod:`ceplab.workbench.report`).
     """
 
     with_strategy: Callable[[str, str], str] | None = None
@@ -151,6 +154,7 @@ class PaperFormat:
     expected: Callable[[Any, str], Any] | None = None
     provenance_legend: str = ""
     unchecked_note: str = ""
+    query_suffix: str = ".txt"
 
 
 @dataclass(frozen=True)

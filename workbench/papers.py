@@ -23,7 +23,7 @@ Accepted file layouts (one JSON object per file; all keys besides the ones named
 
 * **shared rules x patterns** (e.g. ``figure1.json`` of a rule language): ``"rules"`` (a list of rule texts),
   ``"result_head"``, a shared ``"stream"`` and ``"cases"`` of ``{"name", "pattern", "expected",
-  "options"?, "expected_with_options"?}``. The query is the rules plus ``HEAD <- PATTERN.`` (the
+  "options"?, "expected_with_options"?, "paper_answer"?}``. The query is the rules plus ``HEAD <- PATTERN.`` (the
   language's ``PaperFormat.pattern_query``); results are compared restricted to ``HEAD``
   (``PaperFormat.project_results``). A case with
   ``"options"`` and ``"expected_with_options"`` gives a second case under those switches; without
@@ -37,6 +37,14 @@ Languages with a ``PaperFormat.expected(items, file)`` may state expected result
 notation that it turns into the canonical form.
 
 Expected results are in the language's canonical JSON form (DESIGN.md section 4).
+
+A case (of a case list or of the shared-rules layout) may also give ``"paper_answer"``: the answer the paper
+itself states (draws, prints) when the file records it apart from ``"expected"`` (in the same notation); the
+errata report (:mod:`ceplab.workbench.report`) compares it with what oracle and engine compute. A
+``"paper_answer"`` of a shared-rules case belongs to its default case, not to the ``"options"`` variant.
+
+The folder's ``findings-index.json`` (:data:`FINDINGS_INDEX`) is not a case file: it indexes the findings of
+``FINDINGS.md`` for the errata report.
 """
 from __future__ import annotations
 
@@ -52,6 +60,11 @@ from ceplab.semantics.errors import InputError
 
 class PaperFileError(InputError):
     """A papers-check file that cannot be read."""
+
+
+#: The file of a papers-check folder that indexes its ``FINDINGS.md`` (read by :mod:`ceplab.workbench.report`;
+#: not a case file).
+FINDINGS_INDEX = "findings-index.json"
 
 
 @dataclass
@@ -71,6 +84,7 @@ class PaperCase:
     checked: bool = True
     per_position: dict | None = None
     result_head: str | None = None
+    paper_answer: list | None = None
 
 
 @dataclass
@@ -260,7 +274,7 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
             common = dict(lang=lang, file=file, stream=stream, options=opts,
                           note=str(c.get("note", "")), provenance=str(c.get("provenance", "")),
                           checked=c.get("check", True) is not False,
-                          result_head=c.get("result_head"))
+                          result_head=c.get("result_head"), paper_answer=c.get("paper_answer"))
             exp = c.get("expected", c.get("results"))
             if isinstance(exp, dict):
                 for strat, e in exp.items():
@@ -278,6 +292,8 @@ def load_file(path: str | Path, lang: str | None = None) -> list[PaperCase]:
         for c in out:
             try:
                 c.expected = expand(c.expected, file)
+                if c.paper_answer is not None:
+                    c.paper_answer = expand(c.paper_answer, file)
             except (TypeError, ValueError, KeyError) as e:
                 raise PaperFileError(f"{c.name}: bad expected results: {e}", file) from None
     return out
@@ -301,7 +317,7 @@ def _pattern_cases(doc: dict, lang: str, file: str, named: dict, shared: Any, sh
         common = dict(lang=lang, file=file, stream=stream, query=query,
                       provenance=str(c.get("provenance", "")), result_head=head)
         out.append(PaperCase(name=name, options=dict(shared_opts), expected=c.get("expected"),
-                             note=str(c.get("note", "")), **common))
+                             note=str(c.get("note", "")), paper_answer=c.get("paper_answer"), **common))
         if c.get("options") and "expected_with_options" in c:
             opts = {**shared_opts, **c["options"]}
             tag = ", ".join(f"{k}={v}" for k, v in c["options"].items())
@@ -312,11 +328,12 @@ def _pattern_cases(doc: dict, lang: str, file: str, named: dict, shared: Any, sh
 
 
 def case_files(lang: str) -> list[Path]:
-    """The language's ``papers_dir``/``*.json`` (``papers-check/<lang>``), sorted; empty without one."""
+    """The language's ``papers_dir``/``*.json`` (``papers-check/<lang>``) but :data:`FINDINGS_INDEX`, sorted; empty
+    without one."""
     from ceplab.workbench import language
 
     d = language.get(lang).papers_dir
-    return sorted(d.glob("*.json")) if d is not None else []
+    return sorted(f for f in d.glob("*.json") if f.name != FINDINGS_INDEX) if d is not None else []
 
 
 def load_cases(lang: str) -> list[PaperCase]:

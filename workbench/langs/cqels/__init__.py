@@ -238,7 +238,8 @@ def _papers() -> PaperFormat:
     """How ``papers-check/cqels/*.json`` writes streams and expected answers (:mod:`.papers`)."""
     from ceplab.workbench.langs.cqels import papers as P
 
-    return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND)
+    return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, provenance_legend=P.PROVENANCE_LEGEND,
+                       query_suffix=".q")
 
 
 def _locality(query: Any, options: Options, stream: Any) -> Any:

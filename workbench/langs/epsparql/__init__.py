@@ -348,7 +348,8 @@ def _papers() -> PaperFormat:
 
     return PaperFormat(stream=P.paper_stream, expected=P.paper_expected, project_results=P.project_results,
                        provenance_legend="N = stated by the docs/semantics/epsparql.md#epsparql-5 (clingo-confirmed there), "
-                                         "D = derived from docs/semantics/epsparql.md's example by a stated projection")
+                                         "D = derived from docs/semantics/epsparql.md's example by a stated projection",
+                       query_suffix=".rq")
 
 
 

@@ -584,7 +584,8 @@ def _papers() -> PaperFormat:
     return PaperFormat(stream=P.paper_stream, pattern_query=P.pattern_query,
                        project_results=P.project_results,
                        provenance_legend="T = paper text, R = reconstructed rule text, I = implementation, "
-                                         "V = clingo-verified (docs/semantics/etalis.md#etalis-0, #etalis-5)")
+                                         "V = clingo-verified (docs/semantics/etalis.md#etalis-0, #etalis-5)",
+                       query_suffix=".event")
 
 
 

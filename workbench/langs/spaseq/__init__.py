@@ -277,7 +277,8 @@ def _papers() -> PaperFormat:
                        provenance_legend="N = stated by docs/semantics/spaseq.md#spaseq-5 (the paper's Examples 3-11 "
                                          "and Query 1 as rebuilt there, the authors' engine tests R1-R8), D = derived "
                                          "there or in papers-check/spaseq/FINDINGS.md (a switch, a variant input, a "
-                                         "counterexample)")
+                                         "counterexample)",
+                       query_suffix=".q")
 
 
 

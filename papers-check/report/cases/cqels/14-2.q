@@ -1,0 +1,26 @@
+# FINDINGS 14: (^:beg)[:means] tests the connection, but an elt can only test that a path exists, not its
+# end :subway: the tram connection conn4 passes, so g and h reach :c
+# static <http://example.org/conn1> <http://example.org/beg> <http://example.org/m> .
+# static <http://example.org/conn1> <http://example.org/end> <http://example.org/b> .
+# static <http://example.org/conn1> <http://example.org/means> <http://example.org/subway> .
+# static <http://example.org/conn1> <http://example.org/dur> <http://example.org/3m> .
+# static <http://example.org/conn2> <http://example.org/beg> <http://example.org/b> .
+# static <http://example.org/conn2> <http://example.org/end> <http://example.org/c> .
+# static <http://example.org/conn2> <http://example.org/means> <http://example.org/subway> .
+# static <http://example.org/conn2> <http://example.org/dur> <http://example.org/2m> .
+# static <http://example.org/conn3> <http://example.org/beg> <http://example.org/h> .
+# static <http://example.org/conn3> <http://example.org/end> <http://example.org/g> .
+# static <http://example.org/conn3> <http://example.org/means> <http://example.org/subway> .
+# static <http://example.org/conn3> <http://example.org/dur> <http://example.org/3m> .
+# static <http://example.org/conn4> <http://example.org/beg> <http://example.org/g> .
+# static <http://example.org/conn4> <http://example.org/end> <http://example.org/c> .
+# static <http://example.org/conn4> <http://example.org/means> <http://example.org/tram> .
+# static <http://example.org/conn4> <http://example.org/dur> <http://example.org/5m> .
+# static <http://example.org/a1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/subway> .
+# static <http://example.org/d1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/subway> .
+# until 0
+PREFIX : <http://example.org/>
+SELECT ?s
+WHERE {
+  ?s ((^:beg)[:means]/:end)+ :c .
+}

@@ -1,0 +1,11 @@
+PREFIX : <http://example.org/>
+SELECT *
+WITHIN 10 SECONDS
+FROM STREAM S1 :pw
+FROM STREAM S2 :wt
+WHERE SEQ (A ; C)
+{
+  DEFINE GPM A ON S1 { ?h :price ?p1 }
+  DEFINE GPM B ON S2 { ?w :wind ?s FILTER (?s >= 5) }
+  DEFINE GPM C ON S2 { ?g :gust ?v }
+}
