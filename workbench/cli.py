@@ -1054,6 +1054,109 @@ def languages_cmd(json_out: bool = typer.Option(False, "--json", help="print one
     out.print(t)
 
 
+@app.command("matrix")
+def matrix_cmd(cases: int = typer.Option(20, "--cases", min=1, help="random cases per construct (or pattern)"),
+               seed: int = typer.Option(0, "--seed", help="the run's seed"),
+               patterns: Optional[Path] = typer.Option(None, "--patterns", help="a file of core queries, one per "
+                                                      "line (# comments): rows of their own, each on --cases "
+                                                      "random streams, instead of the constructs"),
+               languages: Optional[str] = typer.Option(None, "--languages", help="comma-separated languages "
+                                                       "(default: every language with a translation)"),
+               query: Optional[str] = typer.Option(None, "--query", help="replay one core query (with --stream) "
+                                                   "in every language"),
+               stream: Optional[str] = typer.Option(None, "--stream", help="the core stream of --query, "
+                                                    "'a(1)@0 b(0)@1 ...'"),
+               master: Optional[str] = typer.Option(None, "--master", help="run the cases on Spark (e.g. local[2]); "
+                                                    "default: in this process"),
+               remote: Optional[str] = typer.Option(None, "--remote", help="a Spark Connect server sc://HOST:PORT"),
+               out_dir: Optional[Path] = typer.Option(None, "--out", help="write MATRIX.md and matrix.json here "
+                                                      "(the checked-in copy: papers-check/matrix)"),
+               timeout: float = typer.Option(20.0, "--timeout", help="oracle time limit per case and language (s)"),
+               json_out: bool = typer.Option(False, "--json", help="print one JSON object"),
+               ) -> None:
+    """The cross-language semantics matrix (docs/matrix.md): the same core pattern and stream in every language
+    with a translation, each by its oracle and its engine, compared pair by pair per construct; differences come
+    with a shrunk minimal stream. Exit 1 when a language's oracle and engine disagree (a ceplab bug)."""
+    from ceplab.asp.oracle import Limits
+    from ceplab.workbench import language
+    from ceplab.workbench.matrix import report as R
+    from ceplab.workbench.matrix.core import CONSTRUCTS
+    from ceplab.workbench.matrix.run import outcome_to_json, replay, run_matrix
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    names = [n.strip() for n in languages.split(",")] if languages else None
+    langs = [_lang(n) for n in names] if names else [L for L in language.languages() if L.translation is not None]
+    missing = [L.name for L in langs if L.translation is None]
+    if missing:
+        raise _bad_input(f"ceplab: {', '.join(missing)} declare(s) no matrix translation")
+    limits = Limits(time_s=timeout)
+    if (query is None) != (stream is None):
+        raise _bad_input("ceplab: --query and --stream go together")
+    try:
+        if query is not None:
+            res = replay(langs, query, stream, limits)
+            if json_out:
+                _emit_json({k: outcome_to_json(v) for k, v in res.items()})
+                return
+            t = Table(title=f"{query} on {stream}")
+            for c in ("language", "status", "matches", "translated query"):
+                t.add_column(c, overflow="fold")
+            for n, o in res.items():
+                ms = " ".join("{" + ",".join(map(str, sorted(m))) + "}" for m in sorted(o.matches, key=sorted)) \
+                    if o.matches is not None else o.detail
+                t.add_row(n, o.status, ms or "none", (o.query or "") + "".join(f" --set {k}={v}" for k, v in o.switches))
+            out.print(t)
+            return
+        rows = list(CONSTRUCTS)
+        if patterns is not None:
+            from ceplab.workbench.matrix.core import parse as parse_core
+            try:
+                text = patterns.read_text(encoding="utf-8")
+            except OSError as e:
+                raise _bad_input(f"{patterns}: {e.strerror or e}")
+            rows = []
+            for i, line in enumerate(text.splitlines(), 1):
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    try:
+                        parse_core(line)
+                    except CeplabError as e:
+                        raise _bad_input(f"{patterns}:{i}:{e.column or 1}: {e.message if hasattr(e, 'message') else e}")
+                    rows.append(line)
+            if not rows:
+                raise _bad_input(f"{patterns}: no core query")
+        total = len(rows) * cases
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as prog:
+            task = prog.add_task("matrix", total=total)
+            outcomes = None
+            if master is not None or remote is not None:
+                if remote is None:
+                    _require_java()
+                from ceplab.workbench.matrix.spark import outcomes_on_spark
+                table = outcomes_on_spark([L.name for L in langs], rows, cases, seed, master or "local[*]", remote,
+                                          timeout, lambda k: prog.update(task, completed=k))
+                outcomes = lambda c, k: table[(c, k)]  # noqa: E731
+            done = [0]
+
+            def step(c: str, k: int) -> None:
+                done[0] += 1
+                prog.update(task, completed=done[0], description=f"matrix: {c}")
+            res = run_matrix(langs, rows, cases, seed, limits, step, outcomes)
+    except CeplabError as e:
+        raise _fail(e)
+    if out_dir is not None:
+        R.write(res, out_dir)
+    if json_out:
+        data = res.to_json()
+        data["expectations"] = R.expectations(res)
+        _emit_json(data)
+    else:
+        out.print(R.markdown(res))
+    if res.bugs:
+        raise typer.Exit(1)
+
+
 @app.command("notebooks")
 def notebooks_cmd(names: Optional[List[str]] = typer.Argument(None, help="a notebook in notebooks/ (with or "
                                                                      "without .ipynb) or a path; default: all"),

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Union
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import LarkError, UnexpectedInput
+from lark.exceptions import LarkError, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ceplab.semantics.errors import ParseError
 
@@ -207,7 +207,15 @@ def parse(text: str, file: Optional[str] = None) -> CoreQuery:
     """
     try:
         q = _Build().transform(_parser().parse(text))
+    except UnexpectedEOF:
+        lines = text.splitlines() or [""]
+        raise ParseError("core pattern: unexpected end (an operator or a parenthesis is not closed)", file,
+                         len(lines), len(lines[-1]) + 1) from None
     except UnexpectedInput as e:
+        if isinstance(e, UnexpectedToken) and e.token.type == "$END":
+            lines = text.splitlines() or [""]
+            raise ParseError("core pattern: unexpected end (an operator or a parenthesis is not closed)", file,
+                             len(lines), len(lines[-1]) + 1) from None
         raise ParseError(f"core pattern: unexpected input {_near(text, e)}", file, e.line, e.column) from None
     except LarkError as e:                                        # pragma: no cover - a grammar bug
         raise ParseError(f"core pattern: {e}", file, None, None) from None

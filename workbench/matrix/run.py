@@ -141,10 +141,16 @@ def case_rng(seed: int, construct: str, k: int) -> random.Random:
     return random.Random(int.from_bytes(h[:8], "big"))
 
 
-def draw_case(seed: int, construct: str, k: int) -> tuple[CoreQuery, tuple[CoreEvent, ...]]:
-    """Case ``k`` of ``construct``: a core query (:func:`random_query`) and a stream of 3..8 events."""
-    rng = case_rng(seed, construct, k)
-    q = random_query(rng, construct)
+def draw_case(seed: int, row: str, k: int) -> tuple[CoreQuery, tuple[CoreEvent, ...]]:
+    """Case ``k`` of a matrix row: for a construct (:data:`CONSTRUCTS`) a random core query exercising it
+    (:func:`random_query`), for any other row the row itself, a core query text (``ceplab matrix --patterns``);
+    and a random stream of 3..8 events.
+
+    Raises:
+        ParseError: a row that is neither a construct nor a core query.
+    """
+    rng = case_rng(seed, row, k)
+    q = random_query(rng, row) if row in CONSTRUCTS else parse(row)
     return q, random_stream(rng, rng.randint(3, 8))
 
 
@@ -176,7 +182,8 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
 
     Args:
         langs: languages with a ``translation`` (:class:`ceplab.workbench.language.Language`).
-        constructs: the rows (:data:`ceplab.workbench.matrix.core.CONSTRUCTS`).
+        constructs: the rows: constructs (:data:`ceplab.workbench.matrix.core.CONSTRUCTS`) or core query texts
+            (:func:`draw_case`).
         cases: cases per construct.
         seed: the run's seed (:func:`case_rng`).
         limits: the oracles' ``Limits``.
@@ -220,8 +227,25 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
     return MatrixResult(names, list(constructs), list(cells.values()), bugs, cases, seed, undecided)
 
 
+def outcome_to_json(o: Outcome) -> dict:
+    """An :class:`Outcome` as JSON (Spark rows); :func:`outcome_from_json` is the inverse."""
+    return {"lang": o.lang, "status": o.status, "query": o.query, "switches": [list(s) for s in o.switches],
+            "detail": o.detail, "matches": None if o.matches is None else sorted(sorted(m) for m in o.matches)}
+
+
+def outcome_from_json(d: dict) -> Outcome:
+    """Inverse of :func:`outcome_to_json`."""
+    m = d["matches"]
+    return Outcome(d["lang"], d["status"], None if m is None else frozenset(frozenset(x) for x in m), d["query"],
+                   tuple(tuple(s) for s in d["switches"]), d["detail"])
+
+
 def replay(langs: Iterable[Any], query: str, stream: str, limits: Any = None) -> dict[str, Outcome]:
     """Every language on one core case given as text (``ceplab matrix --query Q --stream S``)."""
     from ceplab.workbench.matrix.core import parse_stream
-    q, events = parse(query), parse_stream(stream)
+    q = parse(query, "--query")
+    try:
+        events = parse_stream(stream)
+    except InputError as e:
+        raise e.located("--stream") from None
     return {L.name: evaluate(L, q, events, limits) for L in langs}
