@@ -326,6 +326,12 @@ def _stream_chunk(seed: int, stream: int, start: int, count: int) -> list:
     return [Occurrence(choice(subs), choice(preds), choice(vals), i, i, i) for i in range(start, start + count)]
 
 
+def _translation():
+    """The matrix translation (docs/matrix.md), imported when the matrix runs."""
+    from ceplab.workbench.langs.epsparql.matrix import EpsparqlTranslation
+    return EpsparqlTranslation()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.epsparql.mutants import mutants
 
@@ -404,6 +410,7 @@ LANGUAGE = Language(
                                     "ETALIS engine", peer_etalis)},
     benchmark=_benchmark,
     mutants=_mutants,
+    translation=_translation,
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
