@@ -25,7 +25,7 @@ Query.  ``PREFIX : <http://example.org/> SELECT * WITHIN w SECONDS FROM STREAM S
 * ``SEQ(p1, .., pn)`` is ``SEQ(E1 c E2 .. c En)``, nested SEQs flattened, with one connector ``c`` for the
   selection: ``ALL`` -> ``:``, ``NEXT`` -> ``;``, ``STRICT`` -> ``,``;
 * ``OR(l, r)`` with operands built from atoms, OR and AND is the disjunction ``(L | R)`` (Definition 9), ``AND(l,
-  r)`` likewise the conjunction ``(L & R)`` (Definition 8); both are one SEQ element;
+  r)`` likewise the conjunction ``(L & R)`` (Definition 8); both are one SEQ element, always parenthesised;
 * ``PLUS(a)`` is the element ``Gn+``; ``NSEQ(a, c, b)`` is ``Ga c Gc! c Gb`` (switch ``negation = between``: no
   ``c`` strictly between the selected ``a`` and ``b``);
 * ``WITHIN n`` is ``WITHIN n SECONDS`` (1 tick = 1 second, spaseq-A21) with ``window = anchored`` (the last selected
@@ -102,16 +102,16 @@ class SpaseqTranslation:
         if isinstance(p, NSeq):
             return [self._gpm(p.first, gpms, names), self._gpm(p.neg, gpms, names) + "!",
                     self._gpm(p.last, gpms, names)]
-        return [self._bop(p, gpms, names, top=True)]
+        return [self._bop(p, gpms, names)]
 
-    def _bop(self, p: Pattern, gpms: list[str], names, top: bool = False, parent: str = "") -> str:
+    def _bop(self, p: Pattern, gpms: list[str], names, parent: str = "") -> str:
         """A BOp expression (Definitions 7-9): GPMs under ``|`` and ``&``."""
         if isinstance(p, Atom):
             return self._gpm(p, gpms, names)
         if isinstance(p, (Or, And)):
             op, name = ("|", "or") if isinstance(p, Or) else ("&", "and")
             body = f"{self._bop(p.left, gpms, names, parent=name)} {op} {self._bop(p.right, gpms, names, parent=name)}"
-            return body if top else f"({body})"
+            return f"({body})"
         raise NotExpressible(f"nested:{type(p).__name__.lower()}-in-{parent}",
                              "SPAseq's conjunction and disjunction (Definitions 8-9, the grammar of Definition 4) "
                              "combine GPMs matched at one timestamp; a sequence (SEQ, Kleene+, negation) is never "
