@@ -27,7 +27,9 @@ Query.  ``PREFIX : <http://example.org/> SELECT * WITHIN w SECONDS FROM STREAM S
 * ``OR(l, r)`` with operands built from atoms, OR and AND is the disjunction ``(L | R)`` (Definition 9), ``AND(l,
   r)`` likewise the conjunction ``(L & R)`` (Definition 8); both are one SEQ element, always parenthesised;
 * ``PLUS(a)`` is the element ``Gn+``; ``NSEQ(a, c, b)`` is ``Ga c Gc! c Gb`` (switch ``negation = between``: no
-  ``c`` strictly between the selected ``a`` and ``b``);
+  ``c`` strictly between the selected ``a`` and ``b``; the connector before ``Gb`` joins ``a`` and ``b``, so under
+  ``NEXT`` the ``b`` is the next ``b`` after the ``a`` and under ``STRICT`` the two are adjacent and the negation
+  holds vacuously), flattened into the enclosing SEQ like a nested SEQ;
 * ``WITHIN n`` is ``WITHIN n SECONDS`` (1 tick = 1 second, spaseq-A21) with ``window = anchored`` (the last selected
   event at most ``n`` ticks after the first: Algorithm 2's run-anchored check, the core meaning; the default
   tumbling windows of Definition 16 would cut matches at window boundaries); a query without a window gets
@@ -37,10 +39,10 @@ Not expressible:
 
 * ``EARLIEST``, ``LATEST``: SPAseq's selection is the three connectors of Definitions 10-12, none of which
   prefers an earliest or latest match;
-* ``OR``/``AND`` with a sequence (``SEQ``, ``PLUS``, ``NSEQ``) as operand: Definitions 8-9 (and the grammar of
-  Definition 4) combine GPMs matched at one timestamp, a sequence is never an operand of ``|`` or ``&``;
-* ``PLUS`` or ``NSEQ`` inside another ``SEQ`` element position the grammar cannot take (a ``PLUS``/``NSEQ`` under
-  ``OR``/``AND`` above; ``PLUS`` and ``NSEQ`` as SEQ items are expressible).
+* ``OR``/``AND`` with a sequence (``SEQ``, ``PLUS``, ``NSEQ``) as operand, at any depth (construct
+  ``nested:<operand>-in-<or|and>``): Definitions 8-9 (and the grammar of Definition 4) combine GPMs matched at one
+  timestamp, a sequence is never an operand of ``|`` or ``&``.  (``PLUS`` and ``NSEQ`` as items of a ``SEQ`` are
+  expressible: they become SEQ elements.)
 
 Differences to the core meaning (kept on purpose, the matrix exists to show them):
 
