@@ -264,6 +264,12 @@ def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
     return make_events(ORACLE_WORKLOAD, ds, start)
 
 
+def _translation():
+    """The matrix translation (docs/matrix.md), imported when the matrix runs."""
+    from ceplab.workbench.langs.spaseq.matrix import SpaseqTranslation
+    return SpaseqTranslation()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.spaseq.mutants import mutants
 
@@ -320,6 +326,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    translation=_translation,
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
