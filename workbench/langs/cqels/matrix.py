@@ -157,10 +157,6 @@ class CqelsTranslation:
             cond = " || ".join(f"(?t{n} = :{a.type}" + ("" if a.op is None else f" && {self._cmp(a, n)}") + ")"
                                for a in alts)
             text = f"{{{e} :type ?t{n} . {e} :x ?x{n} FILTER({cond})}}"
-        elif isinstance(p, (Seq, NSeq)):
-            raise NotExpressible("nested:" + type(p).__name__.lower(), "a SEQ cannot be an operand of OR: the "
-                                 "paper defines OR on mappings but no syntax or rule uses it, and its SPARQL fragment "
-                                 "has no UNION (section 4.2, docs/semantics/cqels.md#cqels-G24)")
         else:
             raise TypeError(p)
         return text
