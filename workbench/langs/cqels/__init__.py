@@ -330,6 +330,12 @@ def _stream_chunk(seed: int, stream: int, start: int, count: int) -> Any:
     return make_elements(ORACLE_WORKLOAD, ds, 1, start)
 
 
+def _translation():
+    """The matrix translation (docs/matrix.md), imported when the matrix runs."""
+    from ceplab.workbench.langs.cqels.matrix import CqelsTranslation
+    return CqelsTranslation()
+
+
 def _mutants() -> tuple:
     from ceplab.workbench.langs.cqels.mutants import mutants
 
@@ -387,6 +393,7 @@ LANGUAGE = Language(
     paper_format=_papers(),
     benchmark=_benchmark,
     mutants=_mutants,
+    translation=_translation,
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
