@@ -316,14 +316,15 @@ def random_pattern(rng: random.Random, construct: str, depth: int = 2) -> Patter
 
 def random_query(rng: random.Random, construct: str) -> CoreQuery:
     """A random core query exercising ``construct`` (:data:`CONSTRUCTS`): the pattern constructs as the top
-    operator; ``within`` and ``sel:*`` over a ``SEQ`` (or another random pattern)."""
+    operator; ``within`` over a ``SEQ`` or ``NSEQ`` of atoms and ``sel:*`` over a ``SEQ`` of atoms and ORs of two
+    atoms (one event either way), so that a difference found in their rows is due to the window or the selection,
+    not to another operator."""
     if construct == "within":
-        top = rng.choice(("seq", "seq", "nseq", "plus", "and"))
-        return CoreQuery(random_pattern(rng, top), "ALL", rng.randint(1, 4))
+        return CoreQuery(random_pattern(rng, rng.choice(("seq", "seq", "nseq")), depth=1), "ALL", rng.randint(1, 4))
     if construct.startswith("sel:"):
-        top = rng.choice(("seq", "seq", "seq", "plus", "or"))
-        win = rng.randint(2, 5) if rng.random() < 0.3 else None
-        return CoreQuery(random_pattern(rng, top), construct[4:].upper(), win)
+        items = tuple(Or(random_atom(rng), random_atom(rng)) if rng.random() < 0.2 else random_atom(rng)
+                      for _ in range(rng.choice((2, 2, 3))))
+        return CoreQuery(Seq(items), construct[4:].upper(), None)
     return CoreQuery(random_pattern(rng, construct))
 
 
