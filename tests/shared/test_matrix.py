@@ -120,7 +120,7 @@ def test_cel_last_and_etalis_recent_differ_on_a_shrunk_stream():
 def test_run_matrix_fills_every_cell_and_finds_no_ceplab_bug():
     res = run_matrix([CEL, ETALIS], cases=6, seed=5)
     cells = {c.construct: c for c in res.cells}
-    assert set(cells) == set(CONSTRUCTS) and not res.bugs
+    assert set(cells) == set(CONSTRUCTS) | {"next~latest"} and not res.bugs
     for c in ("atom", "filter", "seq", "or"):
         assert cells[c].verdict == "equivalent" and cells[c].cases == 6
     for c in ("and", "nseq", "plus", "sel:next", "sel:strict", "sel:earliest"):
@@ -177,3 +177,19 @@ def test_spark_outcomes_equal_the_in_process_ones():
         for k in range(3):
             q, ev = draw_case(11, row, k)
             assert table[(row, k)] == {L.name: evaluate(L, q, ev) for L in (CEL, ETALIS)}
+
+
+def test_across_selections_compare_cel_nxt_with_etalis_recent():
+    # ACROSS: CEL's NXT and ETALIS's recent on the cases of the sel:next row; on SEQ(a, b) over a a b, NXT pairs
+    # the b with its earliest a, ETALIS's recent with the newest initiator
+    res = run_matrix([CEL, ETALIS], ["sel:next"], cases=8, seed=0)
+    (cell,) = [c for c in res.cells if c.construct == "next~latest"]
+    assert (cell.left, cell.right) == ("cel", "etalis") and cell.cases == 8
+    got = replay([CEL], "NEXT SEQ(a, b)", "a(0)@0 a(0)@1 b(0)@2")["cel"].matches
+    want = replay([ETALIS], "LATEST SEQ(a, b)", "a(0)@0 a(0)@1 b(0)@2")["etalis"].matches
+    assert (got, want) == (_m({0, 2}), _m({1, 2}))
+    if cell.witness is not None:
+        w = cell.witness
+        assert w.right_query is not None and w.right_query.startswith("LATEST") and w.query.startswith("NEXT")
+        assert w.left.matches != w.right.matches
+

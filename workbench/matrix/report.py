@@ -23,6 +23,8 @@ EXPECTATIONS = (
     ("CEL's NXT equals SPAseq's ';' (next)", ("cel", "spaseq"), ("sel:next",), "equivalent"),
     ("CEL's STRICT equals SPAseq's ',' (strict contiguity)", ("cel", "spaseq"), ("sel:strict",), "equivalent"),
     ("CEL's LAST equals ETALIS's recent policy", ("cel", "etalis"), ("sel:latest",), "equivalent"),
+    ("CEL's NXT equals ETALIS's recent policy", ("cel", "etalis"), ("next~latest",), "equivalent"),
+    ("SPAseq's ';' (next) equals ETALIS's recent policy", ("spaseq", "etalis"), ("next~latest",), "equivalent"),
     ("ETALIS's cnot equals CQELS-CEP's middle negation", ("etalis", "cqels"), ("nseq",), "equivalent"),
     ("ETALIS's cnot equals EP-SPARQL's negation idiom (EQUALSOPTIONAL with !BOUND; the OPTIONALSEQ idiom also "
      "blocks on a c before the a, docs/semantics/epsparql.md#epsparql-A12)", ("etalis", "epsparql"), ("nseq",),
@@ -52,9 +54,7 @@ def expectations(res: MatrixResult) -> list[dict]:
         if a not in res.languages or b not in res.languages:
             out.append({"claim": claim, "verdict": "untested", "why": "a language is not in this run", "cells": []})
             continue
-        if res.languages.index(a) > res.languages.index(b):
-            a, b = b, a
-        got = [cells[(k, a, b)] for k in constructs if (k, a, b) in cells]
+        got = [cells.get((k, a, b)) or cells[(k, b, a)] for k in constructs if (k, a, b) in cells or (k, b, a) in cells]
         tested = [c for c in got if c.verdict != "not expressible"]
         bad = [c for c in tested if c.verdict != want]
         verdict = "untested" if not tested else ("refuted" if bad else "confirmed")
@@ -91,6 +91,14 @@ def markdown(res: MatrixResult) -> str:
              "|---|" + "---|" * len(pairs)]
     for k in res.constructs:
         lines.append(f"| `{k}` | " + " | ".join(_cell_text(cells[(k, a, b)], ids) for a, b in pairs) + " |")
+    across = [c for c in res.cells if c.construct not in res.constructs]
+    if across:
+        lines += ["", "Across selections (run.ACROSS: readings the literature pairs although the core names them "
+                  "differently; on the cases of the first selection's row):", "",
+                  "| comparison | left | right | verdict |", "|---|---|---|---|"]
+        for c in across:
+            sa, sb = c.construct.upper().split("~")
+            lines.append(f"| `{c.construct}` | {c.left} `{sa}` | {c.right} `{sb}` | {_cell_text(c, ids)} |")
     lines += ["", "## Expectations", "",
               "| claim | verdict | detail |", "|---|---|---|"]
     for e in expectations(res):
@@ -101,14 +109,19 @@ def markdown(res: MatrixResult) -> str:
     for c in diffs:
         w = c.witness
         d = ids[id(c)]
-        lines += [f"### {d}", "", f"`{c.construct}`, {c.left} / {c.right}: core query `{w.query}` on "
+        q = f"`{w.query}`" if w.right_query is None else f"`{w.query}` ({c.left}) and `{w.right_query}` ({c.right})"
+        lines += [f"### {d}", "", f"`{c.construct}`, {c.left} / {c.right}: core query {q} on "
                   f"`{w.stream}` (shrunk: no event can be deleted and keep the difference).", ""]
         for o in (w.left, w.right):
             sw = "".join(f" --set {k}={v}" for k, v in o.switches)
             ms = " ".join("{" + ",".join(map(str, sorted(m))) + "}" for m in sorted(o.matches, key=sorted)) or "none"
             lines += [f"- **{o.lang}**{sw}: matches {ms}", "", "  ```", *("  " + t for t in o.query.splitlines()),
                       "  ```"]
-        lines += ["", f"Replay: `{replay_command(w.query, w.stream, [c.left, c.right])}`", ""]
+        if w.right_query is None:
+            lines += ["", f"Replay: `{replay_command(w.query, w.stream, [c.left, c.right])}`", ""]
+        else:
+            lines += ["", f"Replay: `{replay_command(w.query, w.stream, [c.left])}` and "
+                          f"`{replay_command(w.right_query, w.stream, [c.right])}`", ""]
     lines += ["## Not expressible", "", "| construct | language: reason |", "|---|---|"]
     for k in res.constructs:
         reasons = sorted({r for c in res.cells if c.construct == k for r in c.reasons})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -73,17 +73,21 @@ def evaluate(lang: Any, q: CoreQuery, events: Sequence[CoreEvent], limits: Any =
 @dataclass
 class Witness:
     """A minimal distinguishing case of two languages: the core query and stream, and each side's matches and
-    translated query."""
+    translated query (``right_query``: the right side's core query when it differs, :data:`ACROSS`)."""
     query: str
     stream: str
     left: Outcome
     right: Outcome
+    right_query: Optional[str] = None
 
     def to_json(self) -> dict:
         def side(o: Outcome) -> dict:
             return {"lang": o.lang, "query": o.query, "switches": dict(o.switches),
                     "matches": sorted(sorted(m) for m in o.matches)}
-        return {"query": self.query, "stream": self.stream, "left": side(self.left), "right": side(self.right)}
+        out = {"query": self.query, "stream": self.stream, "left": side(self.left), "right": side(self.right)}
+        if self.right_query is not None:
+            out["right_query"] = self.right_query
+        return out
 
 
 @dataclass
@@ -134,6 +138,13 @@ class MatrixResult:
                 "cells": [c.to_json() for c in self.cells]}
 
 
+#: Comparisons across selections (docs/matrix.md#across): ``(language, its selection, language, its selection)``,
+#: for readings that the literature pairs although the core names them differently (CEL's NXT and SPAseq's ``;``
+#: against ETALIS's ``recent``).  Each runs on the cases of the row ``sel:<first selection>`` with each side's
+#: selection put in; the cell's construct is ``<first>~<second>`` (lower case), its sides in that order.
+ACROSS = (("cel", "NEXT", "etalis", "LATEST"), ("spaseq", "NEXT", "etalis", "LATEST"))
+
+
 def case_rng(seed: int, construct: str, k: int) -> random.Random:
     """The generator of case ``k`` of ``construct``: seeded by ``(seed, construct, k)`` alone, so any subset of
     the cases can be drawn anywhere (on Spark executors) with the same result."""
@@ -159,16 +170,18 @@ def _differ(a: Outcome, b: Outcome) -> bool:
 
 
 def shrink(langs: dict, q: CoreQuery, events: tuple[CoreEvent, ...], left: str, right: str,
-           limits: Any = None) -> tuple[tuple[CoreEvent, ...], Outcome, Outcome]:
+           limits: Any = None, q_right: Optional[CoreQuery] = None) -> tuple[tuple[CoreEvent, ...], Outcome, Outcome]:
     """The smallest stream found by deleting events one at a time (to a fixpoint) on which ``left`` and
-    ``right`` are both ``ok`` and still differ; returns it with both outcomes."""
-    a, b = evaluate(langs[left], q, events, limits), evaluate(langs[right], q, events, limits)
+    ``right`` (on ``q_right`` when given, else on ``q`` too) are both ``ok`` and still differ; returns it with
+    both outcomes."""
+    qr = q if q_right is None else q_right
+    a, b = evaluate(langs[left], q, events, limits), evaluate(langs[right], qr, events, limits)
     progress = True
     while progress:
         progress = False
         for i in range(len(events)):
             cand = events[:i] + events[i + 1:]
-            ca, cb = evaluate(langs[left], q, cand, limits), evaluate(langs[right], q, cand, limits)
+            ca, cb = evaluate(langs[left], q, cand, limits), evaluate(langs[right], qr, cand, limits)
             if _differ(ca, cb):
                 events, a, b, progress = cand, ca, cb, True
                 break
@@ -224,7 +237,28 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
                     cell.witness = Witness(str(q), stream_text(ev), sa, sb)
             if progress is not None:
                 progress(c, k)
-    return MatrixResult(names, list(constructs), list(cells.values()), bugs, cases, seed, undecided)
+    across = []
+    for la, sa, lb, sb in ACROSS:
+        row = f"sel:{sa.lower()}"
+        if la not in by_name or lb not in by_name or row not in constructs:
+            continue
+        cell = Cell(f"{sa.lower()}~{sb.lower()}", la, lb)
+        for k in range(cases):
+            q, events = draw_case(seed, row, k)
+            qa, qb = replace(q, selection=sa), replace(q, selection=sb)
+            oa = (outcomes(row, k) if outcomes is not None else {la: evaluate(by_name[la], qa, events, limits)})[la]
+            ob = evaluate(by_name[lb], qb, events, limits)
+            for o in (oa, ob):
+                if o.status == "not_expressible":
+                    cell.reasons.add(f"{o.lang}: {o.detail}")
+            if not (oa.status == ob.status == "ok"):
+                continue
+            cell.cases += 1
+            if cell.witness is None and oa.matches != ob.matches:
+                ev, wa, wb = shrink(by_name, qa, events, la, lb, limits, qb)
+                cell.witness = Witness(str(qa), stream_text(ev), wa, wb, str(qb))
+        across.append(cell)
+    return MatrixResult(names, list(constructs), list(cells.values()) + across, bugs, cases, seed, undecided)
 
 
 def outcome_to_json(o: Outcome) -> dict:
