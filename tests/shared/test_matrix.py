@@ -180,7 +180,7 @@ def test_spark_outcomes_equal_the_in_process_ones():
 
 
 def test_across_selections_compare_cel_nxt_with_etalis_recent():
-    # ACROSS: CEL's NXT and ETALIS's recent on the cases of the sel:next row; on SEQ(a, b) over a a b, NXT pairs
+    # across (run.claims): CEL's NXT and ETALIS's recent on the cases of the sel:next row; on SEQ(a, b) over a a b, NXT pairs
     # the b with its earliest a, ETALIS's recent with the newest initiator
     res = run_matrix([CEL, ETALIS], ["sel:next"], cases=8, seed=0)
     (cell,) = [c for c in res.cells if c.construct == "next~latest"]

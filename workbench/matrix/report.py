@@ -10,27 +10,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from ceplab.workbench.matrix.run import Cell, MatrixResult
-
-#: What the papers and the literature lead one to expect, checked against the cells (docs/matrix.md#expectations):
-#: ``(claim, pair, constructs, expected verdict)``; a construct that is ``not expressible`` for the pair is left out.
-EXPECTATIONS = (
-    ("EP-SPARQL's positive core equals ETALIS's unrestricted semantics (EP-SPARQL is compiled to ETALIS, "
-     "Anicic et al. WWW 2011)", ("epsparql", "etalis"), ("atom", "filter", "seq", "and", "or", "within"),
-     "equivalent"),
-    ("CEL's skip-till-any (ALL) equals SPAseq's ':' (any)", ("cel", "spaseq"), ("atom", "filter", "seq", "plus",
-                                                                                "within"), "equivalent"),
-    ("CEL's NXT equals SPAseq's ';' (next)", ("cel", "spaseq"), ("sel:next",), "equivalent"),
-    ("CEL's STRICT equals SPAseq's ',' (strict contiguity)", ("cel", "spaseq"), ("sel:strict",), "equivalent"),
-    ("CEL's LAST equals ETALIS's recent policy", ("cel", "etalis"), ("sel:latest",), "equivalent"),
-    ("CEL's NXT equals ETALIS's recent policy", ("cel", "etalis"), ("next~latest",), "equivalent"),
-    ("SPAseq's ';' (next) equals ETALIS's recent policy", ("spaseq", "etalis"), ("next~latest",), "equivalent"),
-    ("ETALIS's cnot equals CQELS-CEP's middle negation", ("etalis", "cqels"), ("nseq",), "equivalent"),
-    ("ETALIS's cnot equals EP-SPARQL's negation idiom (EQUALSOPTIONAL with !BOUND; the OPTIONALSEQ idiom also "
-     "blocks on a c before the a, docs/semantics/epsparql.md#epsparql-A12)", ("etalis", "epsparql"), ("nseq",),
-     "equivalent"),
-)
-
+from ceplab.workbench.matrix.run import Cell, MatrixResult, claims
 
 def _cell_text(c: Cell, ids: dict) -> str:
     if c.verdict == "different":
@@ -45,12 +25,14 @@ def _pairs(res: MatrixResult) -> list[tuple[str, str]]:
 
 
 def expectations(res: MatrixResult) -> list[dict]:
-    """Each :data:`EXPECTATIONS` claim with the tool's verdict: ``confirmed`` (every expressible construct has the
+    """Each expectation of :func:`ceplab.workbench.matrix.run.claims` (what the papers and the literature lead one
+    to expect, docs/matrix.md#cells) with the tool's verdict: ``confirmed`` (every expressible construct has the
     expected verdict), ``refuted`` (with the differing cells), or ``untested`` (a language missing, or nothing
     expressible)."""
     cells = {(c.construct, c.left, c.right): c for c in res.cells}
     out = []
-    for claim, (a, b), constructs, want in EXPECTATIONS:
+    for e in claims()["expectations"]:
+        claim, (a, b), constructs, want = e["claim"], e["pair"], e["constructs"], e["verdict"]
         if a not in res.languages or b not in res.languages:
             out.append({"claim": claim, "verdict": "untested", "why": "a language is not in this run", "cells": []})
             continue
@@ -93,7 +75,7 @@ def markdown(res: MatrixResult) -> str:
         lines.append(f"| `{k}` | " + " | ".join(_cell_text(cells[(k, a, b)], ids) for a, b in pairs) + " |")
     across = [c for c in res.cells if c.construct not in res.constructs]
     if across:
-        lines += ["", "Across selections (run.ACROSS: readings the literature pairs although the core names them "
+        lines += ["", "Across selections (readings the literature pairs although the core names them "
                   "differently; on the cases of the first selection's row):", "",
                   "| comparison | left | right | verdict |", "|---|---|---|---|"]
         for c in across:

@@ -13,8 +13,11 @@ oracle and engine disagree on a case is a bug of ceplab, reported as such and le
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
 from itertools import combinations
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -73,7 +76,8 @@ def evaluate(lang: Any, q: CoreQuery, events: Sequence[CoreEvent], limits: Any =
 @dataclass
 class Witness:
     """A minimal distinguishing case of two languages: the core query and stream, and each side's matches and
-    translated query (``right_query``: the right side's core query when it differs, :data:`ACROSS`)."""
+    translated query (``right_query``: the right side's core query when it differs, an across comparison of
+    :func:`claims`)."""
     query: str
     stream: str
     left: Outcome
@@ -138,11 +142,20 @@ class MatrixResult:
                 "cells": [c.to_json() for c in self.cells]}
 
 
-#: Comparisons across selections (docs/matrix.md#across): ``(language, its selection, language, its selection)``,
-#: for readings that the literature pairs although the core names them differently (CEL's NXT and SPAseq's ``;``
-#: against ETALIS's ``recent``).  Each runs on the cases of the row ``sel:<first selection>`` with each side's
-#: selection put in; the cell's construct is ``<first>~<second>`` (lower case), its sides in that order.
-ACROSS = (("cel", "NEXT", "etalis", "LATEST"), ("spaseq", "NEXT", "etalis", "LATEST"))
+#: The matrix's claims (:func:`claims`): ``workbench/matrix/data/expectations.json``.
+CLAIMS_FILE = Path(__file__).with_name("data") / "expectations.json"
+
+
+@lru_cache(maxsize=1)
+def claims() -> dict:
+    """The comparisons across selections and the expectations of ``CLAIMS_FILE`` (data, so that this shared module
+    names no language): ``{"across": [(language, its selection, language, its selection), ..], "expectations":
+    [{"claim", "pair", "constructs", "verdict"}, ..]}``.  An *across* comparison pairs readings the literature pairs
+    although the core names them differently (skip-till-next against a recent policy, docs/matrix.md#across); it
+    runs on the cases of the row ``sel:<first selection>`` with each side's selection put in, as a cell named
+    ``<first>~<second>`` (lower case) with its sides in that order."""
+    data = json.loads(CLAIMS_FILE.read_text(encoding="utf-8"))
+    return {"across": [tuple(a) for a in data["across"]], "expectations": data["expectations"]}
 
 
 def case_rng(seed: int, construct: str, k: int) -> random.Random:
@@ -238,7 +251,7 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
             if progress is not None:
                 progress(c, k)
     across = []
-    for la, sa, lb, sb in ACROSS:
+    for la, sa, lb, sb in claims()["across"]:
         row = f"sel:{sa.lower()}"
         if la not in by_name or lb not in by_name or row not in constructs:
             continue
