@@ -846,8 +846,9 @@ def _papers_report(out_dir: Path, timeout: Optional[float]) -> None:
     except OSError as e:
         raise _bad_input(f"ceplab: --out {out_dir}: {e}")
     md = out_dir / "REPORT.md"
-    out.print(f"wrote {md}, {out_dir / 'REPORT.html'} and {len(files) - 2} replay file(s) under "
-              f"{out_dir / 'cases'}", markup=False)
+    n_fig = sum(p.suffix == ".svg" and p.parent.parent.name == "figures" for p in files)
+    out.print(f"wrote {md}, {out_dir / 'REPORT.html'}, {len(files) - 2 - n_fig} replay file(s) under "
+              f"{out_dir / 'cases'} and {n_fig} figure(s) under {out_dir / 'figures'}", markup=False)
     failed = [r for s in sections for r in s.rows if r.label == "failed"]
     if failed:
         err.print(f"ceplab: {len(failed)} case(s) failed (verdict 'failed' in {md})", markup=False)
