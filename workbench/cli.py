@@ -805,8 +805,8 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
     With ``--report [--out DIR]`` (no language): one errata report for all papers (:mod:`ceplab.workbench.report`):
     each worked example is confirmed, an erratum or ambiguous (which switch), and each finding of the
     ``FINDINGS.md`` files (indexed by ``findings-index.json``) is a paper erratum, an ambiguity, an observation,
-    a reconstruction or an implementation finding, with its minimal case and the ``ceplab compare`` command that
-    replays it. Deterministic: regenerate the checked-in ``papers-check/report`` with ``ceplab papers-check
+    a reconstruction or an implementation finding, with its minimal case, a small SVG figure of it
+    (``figures/<lang>/<finding>-<n>.svg``) and the ``ceplab compare`` command that replays it. Deterministic: regenerate the checked-in ``papers-check/report`` with ``ceplab papers-check
     --report``. Exit 1 when a case fails."""
     from ceplab.workbench import papers
 

@@ -9,11 +9,21 @@ It runs every language's papers-check cases (:mod:`ceplab.workbench.papers`, the
   a small hand-written one, no dependency);
 * ``cases/<lang>/<finding>-<n><suffix>`` and ``.jsonl``: the query and stream of every case a finding names,
   so that the ``ceplab compare LANG QUERY STREAM [--set k=v ...]`` command printed beside the finding runs
-  from the repository root.
+  from the repository root;
+* ``figures/<lang>/<finding>-<n>.svg`` (the name of the case's files): a small figure (6 in wide, 1.6 in high,
+  taller only for many lanes or rows, up to 3 in) of the same case, :func:`figure_svg`: the stream's events
+  on a time axis (one lane per event type, or per stream for CQELS-QL and SPAseq; dots for points, bars for
+  intervals, labelled with the atom text) and below it, in red, the answer oracle and engine computed: CEL
+  complex events as the events at their positions, ETALIS and EP-SPARQL results as their intervals,
+  CQELS-QL results as their intervals with ticks at the times each is output, SPAseq matches (which carry no
+  interval) as the times of their matched events. ``REPORT.md`` shows it with ``![..](figures/...)``,
+  ``REPORT.html`` with an ``<img>`` linking to it (relative paths, whatever ``DIR`` is).
 
 The report is deterministic (no time stamps, no timings; languages in registry order, cases in file
-order, results sorted), so ``tests/shared/test_errata_report.py`` regenerates it and compares it with the
-checked-in copy.
+order, results sorted; the figures drawn with matplotlib's object API under the ``default`` style, a fixed
+``svg.hashsalt``, text as text, no date or creator metadata), so ``tests/shared/test_errata_report.py``
+regenerates it and compares it byte for byte, figures included, with the checked-in copy. The figures are
+bound to the matplotlib version that drew them: another version may write other bytes (regenerate).
 
 Case verdicts (:data:`VERDICTS`): ``confirmed``, ``erratum``, ``ambiguous`` (a named switch decides; the
 report says which value gives the paper's answer when the paper states one) and ``failed`` (oracle and
@@ -632,7 +642,7 @@ def _replays(lang: str, findings: list[Finding], verdicts: list[PaperVerdict], c
 
 def build(langs: list[str] | None = None, out_dir: Path = DEFAULT_OUT, shown: str | None = None,
           limits: Any = None, progress: bool = False) -> tuple[list[PaperSection], dict[Path, str]]:
-    """Run every selected language's cases and return the report's sections and the replay files
+    """Run every selected language's cases and return the report's sections and the replay files and figures
     (``{path under out_dir: text}``).
 
     ``langs``: language names (default: every registered language with a papers-check folder, sorted by name);
@@ -812,8 +822,8 @@ def to_html(bl: list[Block]) -> str:
 
 def render(out_dir: Path = DEFAULT_OUT, shown: str | None = None, langs: list[str] | None = None,
            limits: Any = None, progress: bool = False) -> tuple[dict[Path, str], list[PaperSection]]:
-    """Every file of the report, ``{path: text}`` (``REPORT.md``, ``REPORT.html``, ``cases/...``, sorted by
-    path), not written, and the sections they were made from.
+    """Every file of the report, ``{path: text}`` (``REPORT.md``, ``REPORT.html``, ``cases/...``,
+    ``figures/...``, sorted by path), not written, and the sections they were made from.
 
     Raises: as :func:`build`.
     """
