@@ -805,8 +805,8 @@ def papers_check(paper: Optional[str] = typer.Argument(None, help="a language, a
     With ``--report [--out DIR]`` (no language): one errata report for all papers (:mod:`ceplab.workbench.report`):
     each worked example is confirmed, an erratum or ambiguous (which switch), and each finding of the
     ``FINDINGS.md`` files (indexed by ``findings-index.json``) is a paper erratum, an ambiguity, an observation,
-    a reconstruction or an implementation finding, with its minimal case and the ``ceplab compare`` command that
-    replays it. Deterministic: regenerate the checked-in ``papers-check/report`` with ``ceplab papers-check
+    a reconstruction or an implementation finding, with its minimal case, a small SVG figure of it
+    (``figures/<lang>/<finding>-<n>.svg``) and the ``ceplab compare`` command that replays it. Deterministic: regenerate the checked-in ``papers-check/report`` with ``ceplab papers-check
     --report``. Exit 1 when a case fails."""
     from ceplab.workbench import papers
 
@@ -846,8 +846,9 @@ def _papers_report(out_dir: Path, timeout: Optional[float]) -> None:
     except OSError as e:
         raise _bad_input(f"ceplab: --out {out_dir}: {e}")
     md = out_dir / "REPORT.md"
-    out.print(f"wrote {md}, {out_dir / 'REPORT.html'} and {len(files) - 2} replay file(s) under "
-              f"{out_dir / 'cases'}", markup=False)
+    n_fig = sum(p.suffix == ".svg" and p.parent.parent.name == "figures" for p in files)
+    out.print(f"wrote {md}, {out_dir / 'REPORT.html'}, {len(files) - 2 - n_fig} replay file(s) under "
+              f"{out_dir / 'cases'} and {n_fig} figure(s) under {out_dir / 'figures'}", markup=False)
     failed = [r for s in sections for r in s.rows if r.label == "failed"]
     if failed:
         err.print(f"ceplab: {len(failed)} case(s) failed (verdict 'failed' in {md})", markup=False)

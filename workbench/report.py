@@ -9,11 +9,21 @@ It runs every language's papers-check cases (:mod:`ceplab.workbench.papers`, the
   a small hand-written one, no dependency);
 * ``cases/<lang>/<finding>-<n><suffix>`` and ``.jsonl``: the query and stream of every case a finding names,
   so that the ``ceplab compare LANG QUERY STREAM [--set k=v ...]`` command printed beside the finding runs
-  from the repository root.
+  from the repository root;
+* ``figures/<lang>/<finding>-<n>.svg`` (the name of the case's files): a small figure (6 in wide, 1.6 in high,
+  taller only for many lanes or rows, up to 3 in) of the same case, :func:`figure_svg`: the stream's events
+  on a time axis (one lane per event type, or per stream for CQELS-QL and SPAseq; dots for points, bars for
+  intervals, labelled with the atom text) and below it, in red, the answer oracle and engine computed: CEL
+  complex events as the events at their positions, ETALIS and EP-SPARQL results as their intervals,
+  CQELS-QL results as their intervals with ticks at the times each is output, SPAseq matches (which carry no
+  interval) as the times of their matched events. ``REPORT.md`` shows it with ``![..](figures/...)``,
+  ``REPORT.html`` with an ``<img>`` linking to it (relative paths, whatever ``DIR`` is).
 
 The report is deterministic (no time stamps, no timings; languages in registry order, cases in file
-order, results sorted), so ``tests/shared/test_errata_report.py`` regenerates it and compares it with the
-checked-in copy.
+order, results sorted; the figures drawn with matplotlib's object API under the ``default`` style, a fixed
+``svg.hashsalt``, text as text, no date or creator metadata), so ``tests/shared/test_errata_report.py``
+regenerates it and compares it byte for byte, figures included, with the checked-in copy. The figures are
+bound to the matplotlib version that drew them: another version may write other bytes (regenerate).
 
 Case verdicts (:data:`VERDICTS`): ``confirmed``, ``erratum``, ``ambiguous`` (a named switch decides; the
 report says which value gives the paper's answer when the paper states one) and ``failed`` (oracle and
@@ -109,6 +119,7 @@ class Replay:
     answer: list
     timeline: str
     query: str
+    figure: Path | None = None
 
 
 @dataclass
@@ -307,6 +318,25 @@ def _short(x: Any) -> str:
     return x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
 
 
+def _event_parts(L: Any, e: Any) -> tuple[int, int, str, str, str]:
+    """``(time, end, type, attribute text, graph text)`` of one event from the language's ``event_row``, all
+    text in compact form (:func:`_short`); ``end`` is the time for a point event."""
+    t, typ, attrs = L.event_row(e)
+    attrs = dict(attrs or {})
+    end = attrs.pop("end", t)
+    inner, graph = [], ""
+    for k in sorted(attrs):
+        val = attrs[k]
+        if isinstance(val, list) and val and all(isinstance(x, list) for x in val):
+            graph = " . ".join(" ".join(_short(y) for y in x) for x in val)
+        elif isinstance(val, list):
+            if val:
+                inner.append(",".join(_short(y) for y in val))
+        else:
+            inner.append(f"{k}={_short(val)}")
+    return t, end, _short(typ), (f"({','.join(inner)})" if inner else ""), graph
+
+
 def timeline(lang: str, stream: Any) -> str:
     """A one-line text timeline of a stream (``a@1 b(1,2)@2-4 :s@3{:x :p :o}``) from the language's
     ``event_row`` (time, type, attributes; an ``end`` attribute other than the time makes an interval)."""
@@ -315,21 +345,9 @@ def timeline(lang: str, stream: Any) -> str:
     L = language.get(lang)
     parts = []
     for e in stream:
-        t, typ, attrs = L.event_row(e)
-        attrs = dict(attrs or {})
-        end = attrs.pop("end", t)
-        inner, graph = [], ""
-        for k in sorted(attrs):
-            val = attrs[k]
-            if isinstance(val, list) and val and all(isinstance(x, list) for x in val):
-                graph = "{" + " . ".join(" ".join(_short(y) for y in x) for x in val) + "}"
-            elif isinstance(val, list):
-                if val:
-                    inner.append(",".join(_short(y) for y in val))
-            else:
-                inner.append(f"{k}={_short(val)}")
+        t, end, typ, inner, graph = _event_parts(L, e)
         at = f"@{t}" if end == t else f"@{t}-{end}"
-        parts.append(_short(typ) + (f"({','.join(inner)})" if inner else "") + at + graph)
+        parts.append(typ + inner + at + ("{" + graph + "}" if graph else ""))
     return " ".join(parts)
 
 
@@ -345,14 +363,251 @@ def fmt_results(xs: list | None, limit: int = 0) -> str:
     return f"`{s}`"
 
 
+# ----------------------------------------------------------------------------- figures
+#: Figure geometry, in inches (width fixed; the height grows with the rows beyond what 1.6 in holds).
+FIG_WIDTH, FIG_MIN_HEIGHT, FIG_MAX_HEIGHT = 6.0, 1.6, 3.0
+_ROW_IN, _LEFT_IN, _RIGHT_IN, _TOP_IN, _BOTTOM_IN, _GAP_IN = 0.16, 1.15, 0.12, 0.2, 0.3, 0.22
+#: At most this many stream lanes by type (more types share packed lanes) and answer rows (the rest counted).
+MAX_LANES, MAX_ANSWER_ROWS = 6, 8
+_LABEL_CHARS = 22
+_STREAM_COLOUR, _ANSWER_COLOUR = "#33669a", "#c0392b"
+_FONT = 5.5
+
+
+def _clip(text: str, n: int = _LABEL_CHARS) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _mapping_text(m: dict) -> str:
+    return " ".join(f"{k}={_short(m[k])}" for k in sorted(m))
+
+
+@dataclass
+class _Row:
+    """One answer row of a figure: bars (closed intervals), dots (points joined by a line) and ticks (the
+    times at which a result is output)."""
+
+    label: str
+    bars: list[tuple[int, int]] = field(default_factory=list)
+    dots: list[int] = field(default_factory=list)
+    ticks: list[int] = field(default_factory=list)
+
+    def key(self) -> tuple:
+        xs = [x for b in self.bars for x in b] + self.dots
+        return (min(xs, default=0), max(xs, default=0), self.label)
+
+
+def _answer_rows(lang: str, answer: list, times: list[int], head: str | None) -> tuple[list[_Row], int]:
+    """The drawable rows of an answer and the number of results with nothing to draw.
+
+    By shape: a CEL result (a list of integers) is a complex event's positions, drawn at the times of the events at
+    those positions; a list ending in two integers (ETALIS, ``[atom, start, end]`` or, with a head,
+    ``[start, end]``) an interval; an object with ``interval`` (CQELS-QL) one bar per interval and mapping,
+    with a tick at every time it is output; an object with ``start`` and ``end`` (EP-SPARQL) an interval;
+    an object with ``events`` (SPAseq) the matched events' times."""
+    rows: dict[str, _Row] = {}
+    order: list[_Row] = []
+    skipped = 0
+    for r in answer:
+        if lang == "cel" and isinstance(r, list) and r and all(isinstance(x, int) for x in r):
+            if all(0 <= x < len(times) for x in r):
+                order.append(_Row("{" + ",".join(map(str, r)) + "}", dots=[times[x] for x in r]))
+                continue
+        elif isinstance(r, list) and len(r) >= 2 and all(isinstance(x, int) for x in r[-2:]):
+            label = " ".join(_short(x) for x in r[:-2]) or (head or "")
+            order.append(_Row(label, bars=[(r[-2], r[-1])]))
+            continue
+        elif isinstance(r, dict) and isinstance(r.get("interval"), list) and len(r["interval"]) == 2:
+            label = _mapping_text(r.get("mapping") or {})
+            k = json.dumps([r["interval"], label])
+            if k not in rows:
+                rows[k] = _Row(label, bars=[tuple(r["interval"])])
+                order.append(rows[k])
+            if isinstance(r.get("time"), int):
+                rows[k].ticks.append(r["time"])
+            continue
+        elif isinstance(r, dict) and isinstance(r.get("start"), int) and isinstance(r.get("end"), int):
+            label = (_mapping_text(r["mapping"]) if isinstance(r.get("mapping"), dict)
+                     else " ".join(_short(x) for x in r.get("triple") or []))
+            if isinstance(r.get("count"), int) and r["count"] != 1:
+                label = f"{r['count']}× {label}"
+            order.append(_Row(label, bars=[(r["start"], r["end"])]))
+            continue
+        elif isinstance(r, dict) and isinstance(r.get("events"), list):
+            ts = [ev[-1] for ev in r["events"] if isinstance(ev, list) and ev and isinstance(ev[-1], int)]
+            label = (f"w{r['window']} " if "window" in r else "") + _mapping_text(r.get("mapping") or {})
+            order.append(_Row(label, dots=ts, ticks=[r["time"]] if isinstance(r.get("time"), int) else []))
+            continue
+        skipped += 1
+    for row in order:
+        row.ticks = sorted(set(row.ticks))
+    return sorted(order, key=_Row.key), skipped
+
+
+def _pack(items: list[tuple[float, float]]) -> list[int]:
+    """Greedy interval packing: the sub-lane of every ``(from, to)`` extent (in the given order), so that
+    extents in one sub-lane do not overlap."""
+    ends: list[float] = []
+    out = []
+    for a, b in items:
+        for i, e in enumerate(ends):
+            if a > e:
+                ends[i] = b
+                out.append(i)
+                break
+        else:
+            ends.append(b)
+            out.append(len(ends) - 1)
+    return out
+
+
+def figure_svg(lang: str, stream: Any, answer: list, title: str, head: str | None = None) -> str:
+    """A small SVG figure of a case: its stream on a time axis and the case's answer below it.
+
+    Top panel: one lane per event type (ETALIS, CEL, EP-SPARQL: the predicate) or per stream (CQELS-QL,
+    SPAseq: the stream IRI), in order of first occurrence; with more than :data:`MAX_LANES` of them all events
+    share packed lanes. A point event is a dot, an interval (an ``end`` other than the time) a bar; each is
+    labelled with its atom text (type and arguments; for RDF events the triples), clipped; events whose
+    labels would overlap go to sub-lanes. Bottom panel, in another colour: the answer oracle and engine both
+    computed (:func:`_answer_rows`): CEL complex events as their positions' events joined by a line; ETALIS
+    and EP-SPARQL results as their intervals; CQELS-QL results as one bar per (interval, mapping), with a
+    tick at every evaluation time that outputs it; SPAseq matches as the times of their matched events, with
+    a tick at the match's time (SPAseq results carry no interval). At most :data:`MAX_ANSWER_ROWS` rows; the
+    rest are counted in the panel title. Results of another shape are not drawn (counted too).
+
+    Deterministic: matplotlib's object API (no pyplot, no global figure, whatever the backend), the
+    ``default`` style under a fixed ``svg.hashsalt``, text kept as text (``svg.fonttype=none``), no date or
+    creator in the metadata, fixed sizes.
+    """
+    import io
+
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+    import matplotlib.style
+
+    from ceplab.workbench import language
+
+    L = language.get(lang)
+    evs = [_event_parts(L, e) for e in stream]
+    times = [t for t, *_ in evs]
+    rows, skipped = _answer_rows(lang, answer, times, head)
+    shown_rows = rows[:MAX_ANSWER_ROWS]
+    xs = times + [end for _, end, *_ in evs] + \
+        [x for r in shown_rows for x in [y for b in r.bars for y in b] + r.dots + r.ticks]
+    labels = [_clip(ev[4] if ev[4] else ev[2] + ev[3]) for ev in evs]
+    lo, hi = (min(xs), max(xs)) if xs else (0, 1)
+    lo, hi = lo - 0.6, hi + 0.6
+    ax_w = FIG_WIDTH - _LEFT_IN - _RIGHT_IN
+    char = _FONT * 0.56 / 72 / ax_w      # one character of a label, as a fraction of the axis width
+    for (t, *_), text in zip(evs, labels):   # room right for every label: hi - t >= (hi - lo) * char * n
+        f = char * (len(text) + 1.5)
+        hi = max(hi, (t - lo * f) / (1 - f))
+    per_char = (hi - lo) * char          # one character, in data units
+
+    # stream lanes: (lane name, [event indices]) then sub-lanes by label extent
+    lane_of = {}
+    for typ in (ev[2] for ev in evs):
+        lane_of.setdefault(typ, len(lane_of))
+    packed = len(lane_of) > MAX_LANES
+    groups: dict[int, list[int]] = {}
+    for i, ev in enumerate(evs):
+        groups.setdefault(0 if packed else lane_of[ev[2]], []).append(i)
+    ylabels, ypos = [], {}
+    row = 0
+    for g in sorted(groups):
+        idx = sorted(groups[g], key=lambda i: (evs[i][0], evs[i][1], i))
+        ext = [(evs[i][0], max(evs[i][1], evs[i][0] + per_char * (len(labels[i]) + 1.5))) for i in idx]
+        sub = _pack(ext)
+        name = "events" if packed else _clip(next(k for k, v in lane_of.items() if v == g), 16)
+        for j in range(max(sub) + 1):
+            ylabels.append(name if j == 0 else "")
+        for i, j in zip(idx, sub):
+            ypos[i] = row + j
+        row += max(sub) + 1
+    n_stream = max(row, 1)
+    n_answer = max(len(shown_rows), 1)
+    height = _TOP_IN + _BOTTOM_IN + _GAP_IN + 0.12 + (n_stream + n_answer) * _ROW_IN
+    height = round(min(FIG_MAX_HEIGHT, max(FIG_MIN_HEIGHT, height)), 2)
+    free = height - _TOP_IN - _BOTTOM_IN - _GAP_IN
+
+    rc = {"svg.hashsalt": "ceplab", "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": _FONT,
+          "axes.linewidth": 0.5, "xtick.major.width": 0.5, "ytick.major.width": 0.5, "xtick.major.size": 2,
+          "ytick.major.size": 0, "xtick.labelsize": _FONT, "ytick.labelsize": _FONT, "axes.titlesize": _FONT,
+          "figure.dpi": 72, "savefig.dpi": 72, "path.simplify": False}
+    with matplotlib.style.context("default"), matplotlib.rc_context(rc):
+        fig = Figure(figsize=(FIG_WIDTH, height))
+        gs = fig.add_gridspec(2, 1, height_ratios=[n_stream, n_answer], hspace=_GAP_IN / (free / 2),
+                              left=_LEFT_IN / FIG_WIDTH, right=1 - _RIGHT_IN / FIG_WIDTH,
+                              top=1 - _TOP_IN / height, bottom=_BOTTOM_IN / height)
+        ax, bx = fig.add_subplot(gs[0]), fig.add_subplot(gs[1])
+        fig.suptitle(_clip(title, 110), x=0.01, y=1 - 0.03 / height, ha="left", va="top", fontsize=_FONT + 1)
+        for a in (ax, bx):
+            a.set_xlim(lo, hi)
+            a.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
+            a.grid(axis="x", linewidth=0.3, color="#dddddd")
+            a.set_axisbelow(True)
+            for side in ("top", "right"):
+                a.spines[side].set_visible(False)
+        ax.tick_params(labelbottom=False)
+        ax.set_ylim(n_stream - 0.5, -0.6)
+        ax.set_yticks(range(len(ylabels)), ylabels)
+        ax.set_title("stream", loc="left", pad=1.5, color=_STREAM_COLOUR)
+        if not evs:
+            ax.set_yticks([])
+            ax.text((lo + hi) / 2, 0, "(empty stream)", ha="center", va="center", color="#777777")
+        for i, (t, end, *_rest) in enumerate(evs):
+            y = ypos[i]
+            if end != t:
+                ax.plot([t, end], [y, y], color=_STREAM_COLOUR, linewidth=3, solid_capstyle="butt", alpha=0.55)
+            ax.plot([t], [y], "o", color=_STREAM_COLOUR, markersize=2.5)
+            ax.annotate(labels[i], (t, y), xytext=(2, 1.5), textcoords="offset points", ha="left",
+                        va="bottom", color="#222222")
+        more = len(rows) - len(shown_rows)
+        note = "answer (oracle = engine)"
+        if head:
+            note += f", head {head}"
+        if any(r.ticks for r in shown_rows):
+            note += "; ticks: when output"
+        if more:
+            note += f"; {more} more row(s) not drawn"
+        if skipped:
+            note += f"; {skipped} result(s) without a time not drawn"
+        bx.set_title(note, loc="left", pad=1.5, color=_ANSWER_COLOUR)
+        bx.set_ylim(n_answer - 0.5, -0.6)
+        bx.set_yticks(range(len(shown_rows)), [_clip(r.label) for r in shown_rows])
+        bx.set_xlabel("time" if lang != "cel" else "time (CEL results: the events at their positions)",
+                      fontsize=_FONT, labelpad=1)
+        if not shown_rows:
+            bx.set_yticks([])
+            bx.text((lo + hi) / 2, 0, "∅ (no result)" if not answer else "(nothing to draw)",
+                    ha="center", va="center", color="#777777")
+        for y, r in enumerate(shown_rows):
+            for a, b in r.bars:
+                if a == b:
+                    bx.plot([a], [y], "s", color=_ANSWER_COLOUR, markersize=3)
+                else:
+                    bx.plot([a, b], [y, y], color=_ANSWER_COLOUR, linewidth=3.5, solid_capstyle="butt")
+            if r.dots:
+                d = sorted(r.dots)
+                bx.plot(d, [y] * len(d), "-o", color=_ANSWER_COLOUR, markersize=2.5, linewidth=0.8)
+            if r.ticks:
+                bx.plot(r.ticks, [y - 0.32] * len(r.ticks), "|", color=_ANSWER_COLOUR, markersize=3,
+                        markeredgewidth=0.6, alpha=0.7)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    return buf.getvalue()
+
+
 # ----------------------------------------------------------------------------- building
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
 def _replays(lang: str, findings: list[Finding], verdicts: list[PaperVerdict], cases_dir: Path,
-             shown: str) -> tuple[dict[str, list[Replay]], dict[Path, str]]:
-    """The replay files of every finding's cases: ``({finding id: [Replay]}, {path: text})``."""
+             shown: str, figures_dir: Path | None = None) -> tuple[dict[str, list[Replay]], dict[Path, str]]:
+    """The replay files of every finding's cases, and with ``figures_dir`` their figures
+    (:func:`figure_svg`, ``figures_dir/<lang>/<finding>-<n>.svg``): ``({finding id: [Replay]}, {path: text})``."""
     from ceplab.workbench import language
 
     L = language.get(lang)
@@ -377,12 +632,17 @@ def _replays(lang: str, findings: list[Finding], verdicts: list[PaperVerdict], c
                 finding=f.id, ref=ref, query_file=q, stream_file=s, command=" ".join(shlex.quote(x) for x in cmd),
                 options=dict(c.options), head=c.result_head, answer=_canon(v.oracle),
                 timeline=timeline(lang, c.stream), query=c.query.strip()))
+            if figures_dir is not None:
+                rp = out[f.id][-1]
+                rp.figure = figures_dir / lang / f"{stem}.svg"
+                files[rp.figure] = figure_svg(lang, c.stream, rp.answer, f"{lang} finding {f.id}, case {n}: {ref} "
+                                              f"({_kv(c.options).replace('`', '')})", c.result_head)
     return out, files
 
 
 def build(langs: list[str] | None = None, out_dir: Path = DEFAULT_OUT, shown: str | None = None,
           limits: Any = None, progress: bool = False) -> tuple[list[PaperSection], dict[Path, str]]:
-    """Run every selected language's cases and return the report's sections and the replay files
+    """Run every selected language's cases and return the report's sections and the replay files and figures
     (``{path under out_dir: text}``).
 
     ``langs``: language names (default: every registered language with a papers-check folder, sorted by name);
@@ -412,7 +672,7 @@ def build(langs: list[str] | None = None, out_dir: Path = DEFAULT_OUT, shown: st
                 verdicts.append(papers.check_case(c, limits))
                 bar.update(task, advance=1)
         rows = classify(lang, verdicts, findings)
-        replays, fs = _replays(lang, findings, verdicts, Path(out_dir) / "cases", shown)
+        replays, fs = _replays(lang, findings, verdicts, Path(out_dir) / "cases", shown, Path(out_dir) / "figures")
         files.update(fs)
         sections.append(PaperSection(lang=lang, paper=L.paper, rows=rows, findings=findings, replays=replays))
     return sections, files
@@ -420,6 +680,7 @@ def build(langs: list[str] | None = None, out_dir: Path = DEFAULT_OUT, shown: st
 
 # ----------------------------------------------------------------------------- one structure, two writers
 Block = tuple  # ("h", level, text) | ("p", text) | ("table", headers, rows) | ("code", text) | ("ul", items)
+#               | ("img", path relative to the report, alt text)
 
 
 def blocks(sections: list[PaperSection]) -> list[Block]:
@@ -481,6 +742,9 @@ def blocks(sections: list[PaperSection]) -> list[Block]:
                 head_note = f" (head `{rp.head}`)" if rp.head else ""
                 out.append(("p", f"Case `{rp.ref}`, switches {_kv(rp.options)}. Stream: `{rp.timeline or '(empty)'}`. "
                                  f"Answer{head_note}: {fmt_results(rp.answer)}."))
+                if rp.figure is not None:
+                    out.append(("img", f"figures/{s.lang}/{rp.figure.name}",
+                                f"{s.lang} finding {f.id}, case {rp.ref}: stream and answer"))
                 out.append(("code", rp.command))
     return out
 
@@ -499,6 +763,8 @@ def to_markdown(bl: list[Block]) -> str:
             out.append(_md_inline(b[1]))
         elif b[0] == "code":
             out.append("```\n" + b[1] + "\n```")
+        elif b[0] == "img":
+            out.append(f"![{b[2]}]({b[1]})")
         elif b[0] == "ul":
             out.append("\n".join("- " + _md_inline(x) for x in b[1]))
         elif b[0] == "table":
@@ -539,6 +805,9 @@ def to_html(bl: list[Block]) -> str:
             out.append(f"<p>{_html_inline(b[1])}</p>")
         elif b[0] == "code":
             out.append(f"<pre><code>{html.escape(b[1])}</code></pre>")
+        elif b[0] == "img":
+            out.append(f"<p><a href=\"{html.escape(b[1])}\"><img src=\"{html.escape(b[1])}\" alt=\"{html.escape(b[2])}\" "
+                       f"width=\"{int(FIG_WIDTH * 96)}\"></a></p>")
         elif b[0] == "ul":
             out.append("<ul>" + "".join(f"<li>{_html_inline(x)}</li>" for x in b[1]) + "</ul>")
         elif b[0] == "table":
@@ -553,8 +822,8 @@ def to_html(bl: list[Block]) -> str:
 
 def render(out_dir: Path = DEFAULT_OUT, shown: str | None = None, langs: list[str] | None = None,
            limits: Any = None, progress: bool = False) -> tuple[dict[Path, str], list[PaperSection]]:
-    """Every file of the report, ``{path: text}`` (``REPORT.md``, ``REPORT.html``, ``cases/...``, sorted by
-    path), not written, and the sections they were made from.
+    """Every file of the report, ``{path: text}`` (``REPORT.md``, ``REPORT.html``, ``cases/...``,
+    ``figures/...``, sorted by path), not written, and the sections they were made from.
 
     Raises: as :func:`build`.
     """
@@ -568,8 +837,8 @@ def render(out_dir: Path = DEFAULT_OUT, shown: str | None = None, langs: list[st
 
 def write(out_dir: Path = DEFAULT_OUT, shown: str | None = None, limits: Any = None,
           progress: bool = False) -> tuple[dict[Path, str], list[PaperSection]]:
-    """Render the report and write it into ``out_dir``; the previous ``cases/`` folder is replaced (so no
-    stale replay file stays). Returns what :func:`render` returns.
+    """Render the report and write it into ``out_dir``; the previous ``cases/`` and ``figures/`` folders are
+    replaced (so no stale replay file or figure stays). Returns what :func:`render` returns.
 
     Raises:
         OSError: ``out_dir`` cannot be written; and as :func:`build`.
@@ -577,9 +846,9 @@ def write(out_dir: Path = DEFAULT_OUT, shown: str | None = None, limits: Any = N
     import shutil
 
     files, sections = render(out_dir, shown, None, limits, progress)
-    cases = Path(out_dir) / "cases"
-    if cases.is_dir():
-        shutil.rmtree(cases)
+    for sub in ("cases", "figures"):
+        if (Path(out_dir) / sub).is_dir():
+            shutil.rmtree(Path(out_dir) / sub)
     for p, text in files.items():
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")

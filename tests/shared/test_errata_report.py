@@ -1,10 +1,12 @@
 """The errata report (``ceplab papers-check --report``, workbench/report.py): the checked-in
-``papers-check/report`` is what the command generates, and its replay commands give the answers it states."""
+``papers-check/report`` (REPORT.md, REPORT.html, cases/, figures/) is what the command generates, byte for byte,
+and its replay commands give the answers it states."""
 from __future__ import annotations
 
 import json
 import re
 import shlex
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -33,7 +35,13 @@ def test_checked_in_report_is_current(generated):
     assert not missing and not stale, f"papers-check/report is out of date (missing {missing[:5]}, stale {stale[:5]}): {REGENERATE}"
     changed = sorted(p.relative_to(CHECKED_IN).as_posix() for p, text in files.items()
                      if p.read_text(encoding="utf-8") != text)
+    if changed and all(c.endswith(".svg") for c in changed):
+        import matplotlib
+        pytest.fail(f"only figures differ ({len(changed)}, e.g. {changed[:3]}): drawn here with matplotlib "
+                    f"{matplotlib.__version__}; another matplotlib version writes other SVG bytes: {REGENERATE}")
     assert not changed, f"papers-check/report differs from the generated report in {changed[:5]}: {REGENERATE}"
+    figures = CHECKED_IN / "figures"
+    assert {p for p in files if figures in p.parents} == {p for p in on_disk if figures in p.parents} != set()
 
 
 def test_report_is_deterministic(generated, tmp_path):
@@ -47,6 +55,27 @@ def test_report_is_deterministic(generated, tmp_path):
     assert md == files[CHECKED_IN / "REPORT.md"].replace("papers-check/report/", f"{out.as_posix()}/")
     assert sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file()) == \
         sorted(p.relative_to(CHECKED_IN) for p in files)
+    svgs = sorted(p for p in files if p.suffix == ".svg")
+    assert svgs and all((out / p.relative_to(CHECKED_IN)).read_bytes() == files[p].encode("utf-8") for p in svgs)
+
+
+def test_every_finding_case_has_a_figure(generated):
+    """Every replayable finding case has figures/<lang>/<finding>-<n>.svg (the name of its case files), valid
+    SVG of the fixed width, referenced from REPORT.md and REPORT.html; no other figure is written."""
+    files, sections = generated
+    md, page = files[CHECKED_IN / "REPORT.md"], files[CHECKED_IN / "REPORT.html"]
+    replays = _replays(sections)
+    want = set()
+    for lang, rp in replays:
+        assert rp.figure is not None and rp.figure.stem == rp.stream_file.stem
+        rel = rp.figure.relative_to(CHECKED_IN).as_posix()
+        assert rel == f"figures/{lang}/{rp.stream_file.stem}.svg"
+        want.add(rp.figure)
+        root = ET.fromstring(files[rp.figure].encode("utf-8"))
+        assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("width") == f"{report.FIG_WIDTH * 72:g}pt"
+        assert f"]({rel})" in md and f'<img src="{rel}"' in page
+        assert "Date" not in files[rp.figure] and "Matplotlib v" not in files[rp.figure]
+    assert {p for p in files if p.suffix == ".svg"} == want and len(want) == len(replays)
 
 
 def test_report_counts_and_kinds(generated):
