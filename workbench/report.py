@@ -820,6 +820,18 @@ def to_html(bl: list[Block]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: The file in ``figures/`` that names the matplotlib version that drew them (other versions write other SVG
+#: bytes for the same figure; the report test compares figures byte for byte only under the same version).
+MATPLOTLIB_STAMP = "MATPLOTLIB"
+
+
+def matplotlib_stamp() -> str:
+    """The text of :data:`MATPLOTLIB_STAMP`: ``drawn with matplotlib X.Y.Z``."""
+    import matplotlib
+
+    return f"drawn with matplotlib {matplotlib.__version__}\n"
+
+
 def render(out_dir: Path = DEFAULT_OUT, shown: str | None = None, langs: list[str] | None = None,
            limits: Any = None, progress: bool = False) -> tuple[dict[Path, str], list[PaperSection]]:
     """Every file of the report, ``{path: text}`` (``REPORT.md``, ``REPORT.html``, ``cases/...``,
@@ -832,6 +844,7 @@ def render(out_dir: Path = DEFAULT_OUT, shown: str | None = None, langs: list[st
     files = dict(files)
     files[Path(out_dir) / "REPORT.md"] = to_markdown(bl)
     files[Path(out_dir) / "REPORT.html"] = to_html(bl)
+    files[Path(out_dir) / "figures" / MATPLOTLIB_STAMP] = matplotlib_stamp()
     return dict(sorted(files.items(), key=lambda kv: kv[0].as_posix())), sections
 
 
