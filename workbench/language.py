@@ -141,6 +141,8 @@ class PaperFormat:
         provenance_legend: the meaning of the provenance letters in the verdict table.
         unchecked_note: why cases marked ``"check": false`` run through the oracle only (shown
             in the verdict table).
+        answers_are_positions: the canonical results are lists of stream positions (a complex event as the set
+            of its positions): the errata report's figures draw them at the events at those positions.
         query_suffix: the file suffix of the language's query files (``".cel"``, ``".event"``, ...), used
             when a case's query is written to a file (the errata report's replay cases,
             :mod:`ceplab.workbench.report`).
@@ -155,6 +157,7 @@ class PaperFormat:
     provenance_legend: str = ""
     unchecked_note: str = ""
     query_suffix: str = ".txt"
+    answers_are_positions: bool = False
 
 
 @dataclass(frozen=True)

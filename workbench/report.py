@@ -397,11 +397,11 @@ class _Row:
         return (min(xs, default=0), max(xs, default=0), self.label)
 
 
-def _answer_rows(lang: str, answer: list, times: list[int], head: str | None) -> tuple[list[_Row], int]:
+def _answer_rows(positions: bool, answer: list, times: list[int], head: str | None) -> tuple[list[_Row], int]:
     """The drawable rows of an answer and the number of results with nothing to draw.
 
-    By shape: a CEL result (a list of integers) is a complex event's positions, drawn at the times of the events at
-    those positions; a list ending in two integers (ETALIS, ``[atom, start, end]`` or, with a head,
+    By shape: with ``positions`` (the language's ``PaperFormat.answers_are_positions``, CEL) a result that is a list
+    of integers is a complex event's positions, drawn at the times of the events at those positions; a list ending in two integers (ETALIS, ``[atom, start, end]`` or, with a head,
     ``[start, end]``) an interval; an object with ``interval`` (CQELS-QL) one bar per interval and mapping,
     with a tick at every time it is output; an object with ``start`` and ``end`` (EP-SPARQL) an interval;
     an object with ``events`` (SPAseq) the matched events' times."""
@@ -409,7 +409,7 @@ def _answer_rows(lang: str, answer: list, times: list[int], head: str | None) ->
     order: list[_Row] = []
     skipped = 0
     for r in answer:
-        if lang == "cel" and isinstance(r, list) and r and all(isinstance(x, int) for x in r):
+        if positions and isinstance(r, list) and r and all(isinstance(x, int) for x in r):
             if all(0 <= x < len(times) for x in r):
                 order.append(_Row("{" + ",".join(map(str, r)) + "}", dots=[times[x] for x in r]))
                 continue
@@ -491,7 +491,11 @@ def figure_svg(lang: str, stream: Any, answer: list, title: str, head: str | Non
     L = language.get(lang)
     evs = [_event_parts(L, e) for e in stream]
     times = [t for t, *_ in evs]
-    rows, skipped = _answer_rows(lang, answer, times, head)
+    from ceplab.workbench import language
+
+    pf = language.get(lang).paper_format
+    positions = pf is not None and pf.answers_are_positions
+    rows, skipped = _answer_rows(positions, answer, times, head)
     shown_rows = rows[:MAX_ANSWER_ROWS]
     xs = times + [end for _, end, *_ in evs] + \
         [x for r in shown_rows for x in [y for b in r.bars for y in b] + r.dots + r.ticks]
@@ -576,7 +580,7 @@ def figure_svg(lang: str, stream: Any, answer: list, title: str, head: str | Non
         bx.set_title(note, loc="left", pad=1.5, color=_ANSWER_COLOUR)
         bx.set_ylim(n_answer - 0.5, -0.6)
         bx.set_yticks(range(len(shown_rows)), [_clip(r.label) for r in shown_rows])
-        bx.set_xlabel("time" if lang != "cel" else "time (CEL results: the events at their positions)",
+        bx.set_xlabel("time" if not positions else "time (results: the events at their positions)",
                       fontsize=_FONT, labelpad=1)
         if not shown_rows:
             bx.set_yticks([])

@@ -255,7 +255,7 @@ LANGUAGE = Language(
     simplify=_simplify,
     real_cases=_real_cases,
     papers_dir=Path(__file__).resolve().parents[3] / "papers-check" / "cel",
-    paper_format=PaperFormat(with_strategy=_with_strategy, parse_unchecked=_parse_unchecked,
+    paper_format=PaperFormat(with_strategy=_with_strategy, parse_unchecked=_parse_unchecked, answers_are_positions=True,
                              unchecked_note="not strongly well-formed, finite-word semantics (docs/semantics/cel.md#cel-G2/#cel-G3)",
                              query_suffix=".cel"),
     benchmark=_benchmark,
