@@ -12,7 +12,8 @@ from ceplab.semantics.errors import ParseError
 from ceplab.workbench import language
 from ceplab.workbench.cli import app
 from ceplab.workbench.matrix import report as R
-from ceplab.workbench.matrix.core import CONSTRUCTS, constructs, parse, parse_stream, random_query, stream_text
+from ceplab.workbench.matrix.core import (CONSTRUCTS, constructs, parse, parse_stream, random_query, smaller_queries,
+                                          stream_text)
 from ceplab.workbench.matrix.run import case_rng, draw_case, evaluate, replay, run_matrix, shrink
 from ceplab.workbench.matrix.translate import NotExpressible
 
@@ -111,10 +112,13 @@ def test_constructs_without_a_counterpart_are_not_expressible(lang, query, const
 def test_cel_last_and_etalis_recent_differ_on_a_shrunk_stream():
     # CEL's LAST keeps the match with the latest events, {0,1}; under ETALIS's recent the second c is first
     # stored as the newest initiator of the or-branch (ETALIS-P's dispatch order) and completes nothing
-    q = parse("LATEST SEQ(OR(c, a), c)")
-    ev, a, b = shrink({"cel": CEL, "etalis": ETALIS}, q, parse_stream("a(3)@0 c(2)@1 b(1)@2 c(0)@3"), "cel", "etalis")
-    assert stream_text(ev) == "c(2)@0 c(0)@1"
+    q = parse("LATEST SEQ(OR(c, a[x>1]), c)")
+    sq, _, ev, a, b = shrink({"cel": CEL, "etalis": ETALIS}, q, parse_stream("a(3)@0 c(2)@1 b(1)@2 c(0)@3"), "cel",
+                             "etalis", keep="sel:latest")
+    assert (str(sq), stream_text(ev)) == ("LATEST SEQ(OR(c, a), c)", "c(2)@0 c(0)@1")   # the filter goes, the OR stays
     assert (a.matches, b.matches) == (_m({0, 1}), _m())
+    # without the OR, ETALIS's recent pairs the two c's: the OR is part of the difference
+    assert evaluate(ETALIS, parse("LATEST SEQ(c, c)"), ev).matches == _m({0, 1})
 
 
 def test_run_matrix_fills_every_cell_and_finds_no_ceplab_bug():
@@ -192,4 +196,12 @@ def test_across_selections_compare_cel_nxt_with_etalis_recent():
         w = cell.witness
         assert w.right_query is not None and w.right_query.startswith("LATEST") and w.query.startswith("NEXT")
         assert w.left.matches != w.right.matches
+
+
+def test_smaller_queries_simplify_and_keep_the_row_construct():
+    got = [str(q) for q in smaller_queries(parse("LATEST SEQ(OR(b[x!=3], a), c, b)"), "sel:latest")]
+    assert got[:3] == ["LATEST SEQ(c, b)", "LATEST SEQ(OR(b[x!=3], a), b)", "LATEST SEQ(OR(b[x!=3], a), c)"]
+    assert "LATEST SEQ(b[x!=3], c, b)" in got and "LATEST SEQ(OR(b, a), c, b)" in got
+    assert [str(q) for q in smaller_queries(parse("OR(a, b)"), "or")] == []       # both operands drop the OR
+    assert [str(q) for q in smaller_queries(parse("NSEQ(a[x>1], c, b)"), "nseq")] == ["NSEQ(a, c, b)"]
 

@@ -282,6 +282,47 @@ def constructs(q: CoreQuery) -> frozenset[str]:
     return frozenset(out)
 
 
+def smaller_patterns(p: Pattern) -> Iterator[Pattern]:
+    """Strictly simpler patterns than ``p``, simplest changes first: a filter dropped, an OR replaced by one of its
+    operands, a SEQ item dropped (at least two stay), an operand simplified (used to shrink a matrix witness)."""
+    if isinstance(p, Atom):
+        if p.op is not None:
+            yield Atom(p.type)
+    elif isinstance(p, Or):
+        yield p.left
+        yield p.right
+        yield from (Or(x, p.right) for x in smaller_patterns(p.left))
+        yield from (Or(p.left, x) for x in smaller_patterns(p.right))
+    elif isinstance(p, And):
+        yield from (And(x, p.right) for x in smaller_patterns(p.left))
+        yield from (And(p.left, x) for x in smaller_patterns(p.right))
+    elif isinstance(p, Seq):
+        if len(p.items) > 2:
+            for i in range(len(p.items)):
+                yield Seq(p.items[:i] + p.items[i + 1:])
+        for i, item in enumerate(p.items):
+            for x in smaller_patterns(item):
+                yield Seq(p.items[:i] + (x,) + p.items[i + 1:])
+    elif isinstance(p, NSeq):
+        for i, a in enumerate((p.first, p.neg, p.last)):
+            for x in smaller_patterns(a):
+                parts = [p.first, p.neg, p.last]
+                parts[i] = x
+                yield NSeq(*parts)
+    elif isinstance(p, Plus):
+        for x in smaller_patterns(p.atom):
+            yield Plus(x)
+
+
+def smaller_queries(q: CoreQuery, keep: Optional[str] = None) -> Iterator[CoreQuery]:
+    """:func:`smaller_patterns` of ``q``'s pattern, same selection and window, that still use construct ``keep``
+    (:func:`constructs`) when given."""
+    for p in smaller_patterns(q.pattern):
+        c = CoreQuery(p, q.selection, q.window)
+        if keep is None or keep in constructs(c):
+            yield c
+
+
 # ------------------------------------------------------------------------------------------------ random cases
 def random_atom(rng: random.Random, p_filter: float = 0.3) -> Atom:
     """An atom over :data:`TYPES`, with a filter on ``x`` with probability ``p_filter``."""

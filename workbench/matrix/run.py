@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ceplab.semantics.errors import InputError
 from ceplab.workbench.compare import compare, options_from_kv
 from ceplab.workbench.matrix.core import (CONSTRUCTS, CoreEvent, CoreQuery, parse, random_query, random_stream,
+                                          smaller_queries,
                                           stream_text)
 from ceplab.workbench.matrix.translate import NotExpressible
 
@@ -183,22 +184,34 @@ def _differ(a: Outcome, b: Outcome) -> bool:
 
 
 def shrink(langs: dict, q: CoreQuery, events: tuple[CoreEvent, ...], left: str, right: str,
-           limits: Any = None, q_right: Optional[CoreQuery] = None) -> tuple[tuple[CoreEvent, ...], Outcome, Outcome]:
-    """The smallest stream found by deleting events one at a time (to a fixpoint) on which ``left`` and
-    ``right`` (on ``q_right`` when given, else on ``q`` too) are both ``ok`` and still differ; returns it with
-    both outcomes."""
-    qr = q if q_right is None else q_right
-    a, b = evaluate(langs[left], q, events, limits), evaluate(langs[right], qr, events, limits)
+           limits: Any = None, q_right: Optional[CoreQuery] = None, keep: Optional[str] = None,
+           ) -> tuple[CoreQuery, Optional[CoreQuery], tuple[CoreEvent, ...], Outcome, Outcome]:
+    """A smaller case on which ``left`` (on ``q``) and ``right`` (on ``q_right`` when given, else on ``q``) are both
+    ``ok`` and still differ: simpler patterns first (:func:`ceplab.workbench.matrix.core.smaller_queries`, keeping
+    construct ``keep``; ``q_right`` follows ``q``'s pattern with its own selection), then events deleted one at a
+    time, to a fixpoint.  Returns ``(q, q_right, events, left outcome, right outcome)``."""
+    def run(ql: CoreQuery, qr: Optional[CoreQuery], ev: tuple) -> tuple[Outcome, Outcome]:
+        return evaluate(langs[left], ql, ev, limits), evaluate(langs[right], ql if qr is None else qr, ev, limits)
+
+    a, b = run(q, q_right, events)
     progress = True
     while progress:
         progress = False
-        for i in range(len(events)):
-            cand = events[:i] + events[i + 1:]
-            ca, cb = evaluate(langs[left], q, cand, limits), evaluate(langs[right], qr, cand, limits)
+        for cand in smaller_queries(q, keep):
+            cr = None if q_right is None else replace(cand, selection=q_right.selection)
+            ca, cb = run(cand, cr, events)
             if _differ(ca, cb):
-                events, a, b, progress = cand, ca, cb, True
+                q, q_right, a, b, progress = cand, cr, ca, cb, True
                 break
-    return events, a, b
+        if progress:
+            continue
+        for i in range(len(events)):
+            cand_ev = events[:i] + events[i + 1:]
+            ca, cb = run(q, q_right, cand_ev)
+            if _differ(ca, cb):
+                events, a, b, progress = cand_ev, ca, cb, True
+                break
+    return q, q_right, events, a, b
 
 
 def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cases: int = 20, seed: int = 0,
@@ -246,8 +259,8 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
                     continue
                 cell.cases += 1
                 if cell.witness is None and oa.matches != ob.matches:
-                    ev, sa, sb = shrink(by_name, q, events, a, b, limits)
-                    cell.witness = Witness(str(q), stream_text(ev), sa, sb)
+                    sq, _, ev, sa, sb = shrink(by_name, q, events, a, b, limits, keep=c if c in CONSTRUCTS else None)
+                    cell.witness = Witness(str(sq), stream_text(ev), sa, sb)
             if progress is not None:
                 progress(c, k)
     across = []
@@ -268,8 +281,8 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
                 continue
             cell.cases += 1
             if cell.witness is None and oa.matches != ob.matches:
-                ev, wa, wb = shrink(by_name, qa, events, la, lb, limits, qb)
-                cell.witness = Witness(str(qa), stream_text(ev), wa, wb, str(qb))
+                sqa, sqb, ev, wa, wb = shrink(by_name, qa, events, la, lb, limits, qb, keep="seq")
+                cell.witness = Witness(str(sqa), stream_text(ev), wa, wb, str(sqb))
         across.append(cell)
     return MatrixResult(names, list(constructs), list(cells.values()) + across, bugs, cases, seed, undecided)
 
