@@ -43,7 +43,7 @@ import random
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -648,13 +648,22 @@ def _run_wave(spark: Any, sc: Any, group: str, name: str, seed: int, length: int
 
 def run_rows_job(spark: Any, sc: Any, tag: str, description: str, lo: int, hi: int, parts: int, mapper: Any,
                  progress: Any) -> list[dict]:
-    """``spark.range(lo, hi, numPartitions=parts).mapInPandas(mapper, "row string")`` as one Spark job (job group
-    ``tag``), its rows parsed as JSON; ``progress(k)`` every 0.25 s with the ids done so far (from the completed
-    tasks; classic sessions only).  On Ctrl-C the job is cancelled before ``KeyboardInterrupt`` goes on.
+    """``spark.range(lo, hi, numPartitions=parts).mapInPandas(mapper, "row string")``, its rows parsed as JSON, in id
+    order; ``progress(k)`` with the ids done so far.  On Ctrl-C the job is cancelled before ``KeyboardInterrupt``
+    goes on.
+
+    With a SparkContext (a classic session): one job (job group ``tag``), its progress read every 0.25 s from the
+    completed tasks.  Without one (Spark Connect, ``sc`` None, whose client has no status tracker): the same
+    partitions as ``parts`` jobs of one partition each, run concurrently from threads (the session is
+    thread-safe; Spark schedules their tasks as it would the one job's), and ``progress`` advances as each job
+    ends, so a long wave shows progress on Connect too (:func:`_run_rows_jobs`).
 
     Args:
         mapper: a picklable ``mapInPandas`` function that yields one JSON text (column ``row``) per id.
     """
+    if sc is None and parts > 1 and hi - lo > 1:
+        return _run_rows_jobs(spark, lo, hi, parts, mapper, progress)
+
     def job() -> list[dict]:
         if sc is not None:
             sc.setJobGroup(tag, description)
@@ -681,6 +690,51 @@ def run_rows_job(spark: Any, sc: Any, tag: str, description: str, lo: int, hi: i
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _run_rows_jobs(spark: Any, lo: int, hi: int, parts: int, mapper: Any, progress: Any) -> list[dict]:
+    """:func:`run_rows_job` without a SparkContext: ids ``lo .. hi-1`` split into ``parts`` contiguous ranges (as
+    ``spark.range`` splits them), one job each, submitted together from a thread pool; ``progress`` gets the ids of
+    the ranges done so far as each job ends; the rows come back in id order."""
+    n = hi - lo
+    bounds = sorted({lo + n * i // parts for i in range(parts)} | {hi})
+    chunks = list(zip(bounds, bounds[1:]))
+
+    def job(a: int, b: int) -> list[dict]:
+        df = spark.range(a, b, numPartitions=1).mapInPandas(mapper, schema="row string")
+        return [json.loads(r["row"]) for r in df.collect()]
+
+    pool = ThreadPoolExecutor(max_workers=len(chunks))
+    futs = [pool.submit(job, a, b) for a, b in chunks]
+    try:
+        shown = -1
+        while True:
+            k = sum(b - a for f, (a, b) in zip(futs, chunks) if f.done() and f.exception() is None)
+            if k != shown:
+                progress(k)
+                shown = k
+            failed = next((f for f in futs if f.done() and f.exception() is not None), None)
+            running = [f for f in futs if not f.done()]
+            if failed is not None or not running:
+                break
+            wait(running, timeout=0.25, return_when=FIRST_COMPLETED)
+        if failed is not None:
+            _interrupt(spark)
+            failed.result()                                # raises the job's error
+        return [row for f in futs for row in f.result()]
+    except KeyboardInterrupt:
+        _interrupt(spark)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _interrupt(spark: Any) -> None:
+    """Cancel every running operation of a (Connect) session."""
+    try:
+        spark.interruptAll()
+    except Exception:  # noqa: BLE001 - interrupting anyway
+        pass
 
 
 def count_rows(summ: FuzzSummary, rows: list[dict]) -> None:

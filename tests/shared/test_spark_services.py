@@ -48,6 +48,8 @@ def _run_all(tmp_path, dataset, where: list[str], *extra: str) -> None:
     c = _ceplab("check", "cel", str(tmp_path / "q.cel"), str(dataset), "--stream", "1",
                 "--segment-events", "100", *where)
     assert c["verdict"] == "agree" and c["events"] == 600 and c["segments"] >= 5
+    m = _ceplab("matrix", "--cases", "2", "--languages", "cel,etalis", *where)
+    assert not m["bugs"] and {c["construct"] for c in m["cells"]} >= {"seq", "or", "sel:latest"}
 
 
 def test_standalone_cluster_on_loopback(tmp_path, dataset):
