@@ -1168,10 +1168,12 @@ def notebooks_cmd(names: Optional[List[str]] = typer.Argument(None, help="a note
     (ceplab.workbench.notebooks; needs the dev extra: nbclient, nbformat, ipykernel)."""
     if execute == check_:
         raise _bad_input("give exactly one of --execute and --check")
-    try:
-        from ceplab.workbench import notebooks
-    except ImportError as e:  # pragma: no cover - the dev extra is missing
-        raise _bad_input(f"{e}; install the dev extra: pip install -e '.[dev]'")
+    import importlib.util
+
+    missing = [m for m in ("nbclient", "nbformat", "ipykernel") if importlib.util.find_spec(m) is None]
+    if missing:  # pragma: no cover - the dev extra is missing
+        raise _bad_input(f"ceplab notebooks needs {', '.join(missing)}: install the dev extra: pip install -e '.[dev]'")
+    from ceplab.workbench import notebooks
     try:
         code = notebooks.run(names or [], check_only=check_, echo=typer.echo)
     except FileNotFoundError as e:

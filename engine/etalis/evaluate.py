@@ -551,13 +551,7 @@ class Evaluator:
             sc = self._build(bn.children[0])
             ic = self._build(bn.children[1])
             self._link(n, [(sc, "a"), (ic, "i")])
-            shared = sorted(set(sc.names) & set(ic.names))
-            for c in (sc, ic):
-                c.key_idx = tuple(c.names.index(x) for x in shared)
-            n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
-            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
-            n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
-                     0 if p.func in ("count", "sum") else init, p.count_window)
+            setup_aggregate(n, sc, ic, p, self.o)
         else:
             raise TypeError(p)
         return n
@@ -1039,6 +1033,20 @@ class Evaluator:
             if blocked:
                 continue
             self._add(p, vals, sf[1], ef[2])
+
+
+def setup_aggregate(n: Any, sc: Any, ic: Any, p: A.Aggregate, options: Options) -> None:
+    """Both engines' set-up of an aggregate node ``n`` with start child ``sc`` and item child ``ic``
+    (docs/semantics/etalis.md#etalis-4.4): the children's join key (their shared variables), ``n.build`` (each
+    result variable's index in the start's tuple, -1 for the aggregate) and ``n.agg`` = (function, index of the
+    aggregated variable in the item's tuple or None, the empty aggregate or None, the count window or None)."""
+    shared = sorted(set(sc.names) & set(ic.names))
+    for c in (sc, ic):
+        c.key_idx = tuple(c.names.index(x) for x in shared)
+    n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
+    init = AGGREGATE_SENTINELS.get(p.func) if options.aggregate_initial == "sentinel" else None
+    n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
+             0 if p.func in ("count", "sum") else init, p.count_window)
 
 
 def _fold(func: str, acc: Any, x: Any) -> Any:

@@ -27,12 +27,12 @@ from fractions import Fraction
 from typing import Any, Iterator, Optional
 
 from ceplab.engine.etalis.evaluate import (_compare, _solve, _unify, _value, admit, check_integer_program, link,
-                                           order_key, static_model)
+                                           order_key, setup_aggregate, static_model)
 from ceplab.semantics.errors import UnsupportedError
 from ceplab.semantics.etalis import ast as A
 from ceplab.semantics.etalis.analysis import check_termination_under, pattern_vars
 from ceplab.semantics.etalis.binarize import Node, binarize, check_aggregates
-from ceplab.semantics.etalis.options import AGGREGATE_SENTINELS, Options
+from ceplab.semantics.etalis.options import Options
 from ceplab.semantics.etalis.policies import dispatch_order, interval_option
 
 __all__ = ["PolicyEvaluator"]
@@ -190,15 +190,9 @@ class PolicyEvaluator:
             sc = self._build(bn.children[0])
             ic = self._build(bn.children[1])
             self._link(n, [(sc, "a"), (ic, "i")])
-            shared = sorted(set(sc.names) & set(ic.names))
-            for c in (sc, ic):
-                c.key_idx = tuple(c.names.index(x) for x in shared)
+            setup_aggregate(n, sc, ic, p, self.o)
             sc.stored = True
             ic.seq_right = True
-            n.build = tuple(-1 if x == p.result.name else sc.names.index(x) for x in n.names)
-            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == "sentinel" else None
-            n.agg = (p.func, None if p.arg is None else ic.names.index(p.arg.name),
-                     0 if p.func in ("count", "sum") else init, p.count_window)
         else:
             raise TypeError(p)
         return n
