@@ -54,8 +54,8 @@ MUTANTS: tuple[Mutant, ...] = (
        "e1 < s_j (docs/semantics/etalis.md#etalis-4.4)",
        "d(C) <- s seq aggregate(count, a(Y), C).", (("a(1)", 0, 1), ("s", 1, 1), ("a(2)", 1, 2))),
     _m("aggregate-sentinel-ignored", "switch", _EV,
-       "            init = AGGREGATE_SENTINELS.get(p.func) if self.o.aggregate_initial == \"sentinel\" else None\n",
-       "            init = None                  # planted: the implementation's sentinel is ignored\n",
+       "    init = AGGREGATE_SENTINELS.get(p.func) if options.aggregate_initial == \"sentinel\" else None\n",
+       "    init = None                          # planted: the implementation's sentinel is ignored\n",
        "aggregate_initial=sentinel does not start min/max at the implementation's 100000 / -100000 "
        "(docs/semantics/etalis.md#etalis-4.4, #etalis-opt-aggregate_initial)",
        "d(X) <- s seq aggregate(min(Y), a(Y), X).", (("s", 1, 1), ("a(1)", 2, 2)), (("aggregate_initial", "sentinel"),)),
