@@ -121,7 +121,8 @@ class Num:
                 and self.value == other.value)
 
     def __hash__(self) -> int:
-        return hash((type(self.value).__name__, self.value))
+        # equal Nums have equal values; Num(1) and Num(1.0) share a hash but are not equal (no tuple per call)
+        return hash(self.value)
 
     def __str__(self) -> str:
         v = self.value
