@@ -112,6 +112,17 @@ class Cell:
     witness: Optional[Witness] = None
     reasons: set = field(default_factory=set)
 
+    def count(self, left: "Outcome", right: "Outcome") -> bool:
+        """Add one case's outcomes to the cell (the reasons of a side that cannot express it; a case when both are
+        ``ok``); True when this is the first case on which they differ (the caller shrinks it into the witness)."""
+        for o in (left, right):
+            if o.status == "not_expressible":
+                self.reasons.add(f"{o.lang}: {o.detail}")
+        if not (left.status == right.status == "ok"):
+            return False
+        self.cases += 1
+        return self.witness is None and left.matches != right.matches
+
     @property
     def verdict(self) -> str:
         """``different``, ``equivalent`` or ``not expressible``."""
@@ -251,14 +262,7 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
                 undecided += o.status == "undecided"
             for a, b in combinations(names, 2):
                 cell = cells[(c, a, b)]
-                oa, ob = res[a], res[b]
-                for o in (oa, ob):
-                    if o.status == "not_expressible":
-                        cell.reasons.add(f"{o.lang}: {o.detail}")
-                if not (oa.status == ob.status == "ok"):
-                    continue
-                cell.cases += 1
-                if cell.witness is None and oa.matches != ob.matches:
+                if cell.count(res[a], res[b]):
                     sq, _, ev, sa, sb = shrink(by_name, q, events, a, b, limits, keep=c if c in CONSTRUCTS else None)
                     cell.witness = Witness(str(sq), stream_text(ev), sa, sb)
             if progress is not None:
@@ -274,13 +278,7 @@ def run_matrix(langs: Sequence[Any], constructs: Sequence[str] = CONSTRUCTS, cas
             qa, qb = replace(q, selection=sa), replace(q, selection=sb)
             oa = (outcomes(row, k) if outcomes is not None else {la: evaluate(by_name[la], qa, events, limits)})[la]
             ob = evaluate(by_name[lb], qb, events, limits)
-            for o in (oa, ob):
-                if o.status == "not_expressible":
-                    cell.reasons.add(f"{o.lang}: {o.detail}")
-            if not (oa.status == ob.status == "ok"):
-                continue
-            cell.cases += 1
-            if cell.witness is None and oa.matches != ob.matches:
+            if cell.count(oa, ob):
                 sqa, sqb, ev, wa, wb = shrink(by_name, qa, events, la, lb, limits, qb, keep="seq")
                 cell.witness = Witness(str(sqa), stream_text(ev), wa, wb, str(sqb))
         across.append(cell)
