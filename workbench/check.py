@@ -4,14 +4,27 @@ The engine runs over the whole stream in order, once, as it would in production 
 garbage collection and consumption over time are what a long stream exercises).  The oracle answers the same
 stream segment by segment (:mod:`ceplab.workbench.segments`: segments overlapping by the query's span, each
 result kept by the one segment that owns its anchor); the segments are solved here, one after the other, or
-on Spark executors with the DataFrame API (``mapInPandas``, one row per segment carrying its slice of the
-stream), so the same code runs on a local master, a cluster and Spark Connect.
+on Spark executors with the DataFrame API (``mapInPandas``, one row per segment), so the same code runs on a
+local master, a cluster and Spark Connect.
 
-A result that only one side has is a disagreement, and so is a result emitted twice or not where it is determined
-(the emission contract the fuzz campaigns check, :func:`ceplab.workbench.compare.position_problems`).  Each disagreeing segment is cut out (its events alone) and
-checked again with :func:`ceplab.workbench.compare.compare`; when the disagreement shows there too, the
-segment is a reproducer, shrunk like a fuzz campaign's (:func:`ceplab.workbench.spark.write_reproducer`) when
-an output folder is given.
+**Bounded memory.** A stream in a dataset written by ``ceplab generate``
+(:class:`ceplab.workbench.generate.DatasetStream`) is never loaded whole: one pass reads it piece by piece (one
+Parquet record batch at a time) for the query's locality and the segment plan (the driver keeps one int64
+coordinate per event), the engine reads it piece by piece again, and each segment's events are read from the
+Parquet files by whoever solves the segment (an executor reads its own; nothing is shipped from the driver).
+What grows with the stream is the coordinates and the results (both sides' result sets and the engine's
+emission positions).  A stream in memory (a stream file) is shipped to executors as JSON slices.
+
+**Emission positions** (the emission contract of :func:`ceplab.workbench.compare.position_problems`: a result is
+emitted once, where it is determined) are computed per segment too: whoever solves a segment also computes, on
+the segment's events plus the next event, where each result it keeps must be emitted
+(``Language.result_positions``); a result's determining event is at most one event past its segment's last
+(the language's locality claim bounds everything that decides a result), so no whole stream is needed.
+
+A result that only one side has is a disagreement, and so is a result emitted twice or not where it is
+determined.  Each disagreeing segment is cut out (its events alone) and checked again with
+:func:`ceplab.workbench.compare.compare`; when the disagreement shows there too, the segment is a reproducer,
+shrunk like a fuzz campaign's (:func:`ceplab.workbench.spark.write_reproducer`) when an output folder is given.
 
 A query the language does not declare local (``Language.locality``) cannot be checked this way; a segment
 the oracle leaves undecided makes the whole check undecided (never an agreement).  This module names no
@@ -26,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ceplab.workbench.segments import POSITION, Locality, Segment, coordinates, plan, solve_segment
+from ceplab.workbench.segments import POSITION, Locality, Segment, combine, coordinates, plan
 
 
 @dataclass
@@ -84,11 +97,74 @@ class SparkUnavailable(RuntimeError):
     """The Spark session :func:`check` was to start could not start (its ``RuntimeError``, e.g. no Java)."""
 
 
+class MemoryStream:
+    """A stream in memory with the reading interface of :class:`ceplab.workbench.generate.DatasetStream`
+    (what :func:`check` reads a stream through).
+
+    Args:
+        lang: the language; stream: its stream (events in order, positions ``0 .. n-1``).
+    """
+
+    def __init__(self, lang: Any, stream: Any) -> None:
+        self.lang, self.stream = lang, stream
+        self._json: list[dict] | None = None
+
+    def __len__(self) -> int:
+        return len(self.stream)
+
+    def __iter__(self) -> Any:
+        return iter(self.stream)
+
+    def pieces(self) -> Any:
+        """One piece: ``(0, stream)``."""
+        yield 0, self.stream
+
+    def items(self, first: int, stop: int) -> list[dict]:
+        """The JSON objects of the events at positions ``first .. stop-1``."""
+        if self._json is None:
+            self._json = self.lang.stream_to_json(self.stream)
+        return self._json[first:stop]
+
+    def slice(self, first: int, stop: int) -> Any:
+        """The events at positions ``first .. stop-1`` as a stream of their own (``Language.drop_events``)."""
+        n = len(self.stream)
+        if first == 0 and stop >= n:
+            return self.stream
+        return self.lang.drop_events(self.stream, [*range(first), *range(stop, n)])
+
+    def descriptor(self) -> None:
+        """None: executors get the segments' events as JSON."""
+        return None
+
+
+def _source(lang: Any, stream: Any) -> Any:
+    return stream if hasattr(stream, "pieces") and hasattr(stream, "slice") else MemoryStream(lang, stream)
+
+
+def locate(lang: Any, query: Any, options: Any, source: Any) -> tuple[Locality | None, Any]:
+    """The query's locality on the stream and the events' coordinates (int64 numpy array), reading the stream
+    once, piece by piece (:func:`ceplab.workbench.segments.combine`); ``(None, None)`` when it is not local."""
+    import numpy as np
+
+    locs, parts = [], []
+    for at, piece in source.pieces():
+        loc = lang.locality(query, options, piece) if lang.locality is not None else None
+        if loc is None:
+            return None, None
+        locs.append(loc)
+        parts.append(coordinates(lang, piece, loc, at))
+    if not locs:                       # an empty stream: the claim on no events
+        loc = lang.locality(query, options, source.slice(0, 0)) if lang.locality is not None else None
+        return loc, np.zeros(0, dtype=np.int64)
+    loc = combine(locs)
+    return loc, (np.concatenate(parts) if loc is not None else None)
+
+
 def _owner(segs: list[Segment], anchor: int) -> Segment:
-    for s in segs:
-        if s.owns(anchor):
-            return s
-    raise AssertionError("the owned ranges partition the integers")
+    import bisect
+
+    los = [s.lo for s in segs[1:]]
+    return segs[bisect.bisect_right(los, anchor)]
 
 
 def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, size: int, limits: Any,
@@ -100,13 +176,15 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
     Args:
         lang: the :class:`ceplab.workbench.language.Language`.
         query, query_text: the parsed query and its text (the text is what executors and reproducers get).
-        stream, options: the stream (ordered as the language orders streams) and the switches.
+        stream: the stream (ordered as the language orders streams), or a
+            :class:`ceplab.workbench.generate.DatasetStream` (read piece by piece, never whole).
+        options: the switches.
         size: owned events per segment.
         limits: the oracle's limits per segment; engine_limits: the engine's (None: no limit).
         spark: a Spark session to solve the segments on, or a zero-argument callable that starts one (None: in
             this process).  With Spark the oracle job runs in a background thread while the engine runs here,
-            and a callable is called there, so the session starts while the engine runs.  where: its name for
-            the report.
+            and a callable is called there, so the session starts while the stream is planned and the engine
+            runs.  where: its name for the report.
         out: a folder for the reproducers of disagreeing segments (None: none written).
         shrink_s: shrinking budget per reproducer (seconds).
         fault: an engine fault to inject (:data:`ceplab.workbench.spark.FAULTS`; tests of the check itself).
@@ -119,73 +197,161 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
         NotLocal: the query is not local.
         SparkUnavailable: ``spark`` is a factory and the session did not start.
         EngineLimitExceeded: the engine overran ``engine_limits``.
-        InputError: the engine or the oracle refuses the query.
+        InputError: the engine or the oracle refuses the query; StreamError: a piece of a dataset is malformed.
     """
     from ceplab.workbench.compare import run_engine
     from ceplab.workbench.spark import faulty_language
 
     lang = faulty_language(lang, fault)
-    loc = lang.locality(query, options, stream) if lang.locality is not None else None
-    if loc is None:
-        raise NotLocal(f"the {lang.name} plugin does not declare this query local under these switches, so its "
-                       f"stream cannot be checked segment by segment")
-    events = list(stream)
-    segs = plan(coordinates(lang, stream, loc), loc, size)
-    t0 = time.perf_counter()
-    if spark is None:
-        note(f"engine over {len(events):,} events")
-        emissions, engine_s, _path = run_engine(lang, query, stream, options, engine_limits)
-        note(f"oracle on {len(segs)} segment(s)")
-        t0 = time.perf_counter()
-        solved = [solve_segment(lang, query, stream, options, limits, loc, s) for s in segs]
-    else:
-        # the Spark job (and, given a factory, the session's start) runs while the engine runs here
-        note(f"engine over {len(events):,} events; oracle on {len(segs)} segment(s) on Spark")
+    source = _source(lang, stream)
+    pool = started = session = None
+    if spark is not None:      # the session starts while the stream is planned
         pool, started = ThreadPoolExecutor(max_workers=1), []
-        fut = pool.submit(_solve_on_spark_started, spark, started, lang, query_text, stream, options, limits, loc, segs)
-        try:
-            emissions, engine_s, _path = run_engine(lang, query, stream, options, engine_limits)
-            note(f"oracle on {len(segs)} segment(s) on Spark")
-            solved = fut.result()
-        except BaseException:
-            _cancel(fut, started)
-            raise
-        finally:
+        session = pool.submit(_start, spark, started)
+    try:
+        note(f"planning {len(source):,} events")
+        loc, coords = locate(lang, query, options, source)
+        if loc is None:
+            raise NotLocal(f"the {lang.name} plugin does not declare this query local under these switches, so its "
+                           f"stream cannot be checked segment by segment")
+        segs = plan(coords, loc, size)
+        del coords
+        n = len(source)
+        t0 = time.perf_counter()
+        if pool is None:
+            note(f"engine over {n:,} events")
+            emissions, engine_s, _path = run_engine(lang, query, source, options, engine_limits)
+            note(f"oracle on {len(segs)} segment(s)")
+            t0 = time.perf_counter()
+            solved = []
+            for s in segs:
+                stop = min(s.stop + 1, n)
+                solved.append(solve_slice(lang, query, source.slice(s.first, stop), options, limits, s, stop == n))
+        else:
+            note(f"engine over {n:,} events; oracle on {len(segs)} segment(s) on Spark")
+            fut = pool.submit(lambda: solve_on_spark(session.result(), lang, query_text, source, options, limits,
+                                                     segs))
+            try:
+                emissions, engine_s, _path = run_engine(lang, query, source, options, engine_limits)
+                note(f"oracle on {len(segs)} segment(s) on Spark")
+                solved = fut.result()
+            except BaseException:
+                _cancel(fut, started)
+                raise
+    finally:
+        if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
     engine = frozenset(r for r, _ in emissions)
     oracle_s = time.perf_counter() - t0
-    rows = [row for _, _, row in solved]
-    why = next((w for _, w, _ in solved if w is not None), None)
-    base = dict(events=len(events), span=loc.span, lookahead=loc.lookahead, unit=loc.unit, engine_count=len(engine),
+    rows = [row for _, _, _, row in solved]
+    why = next((w for _, _, w, _ in solved if w is not None), None)
+    base = dict(events=n, span=loc.span, lookahead=loc.lookahead, unit=loc.unit, engine_count=len(engine),
                 engine_seconds=engine_s, oracle_seconds=oracle_s, where=where, segments=rows)
     if why is not None:
         return CheckReport("undecided", oracle_count=None, undecided=why, **base)
-    oracle = frozenset().union(*(k for k, _, _ in solved))
+    oracle = frozenset().union(*(k for k, _, _, _ in solved))
+    expected = None
+    if any(e is not None for _, e, _, _ in solved):
+        expected = {}
+        for _, e, _, _ in solved:
+            expected.update(e)
     oracle_only, engine_only = oracle - engine, engine - oracle
     note("emission positions")
-    misplaced = _misplaced(lang, query, stream, options, limits, emissions, oracle & engine)
+    misplaced = _misplaced(lang, query, options, emissions, oracle & engine, expected)
     clean = not (oracle_only or engine_only or misplaced)
     rep = CheckReport("agree" if clean else "disagree", oracle_count=len(oracle),
                       oracle_only=sorted(oracle_only, key=repr), engine_only=sorted(engine_only, key=repr),
                       problems=[p for ps in misplaced.values() for p in ps], **base)
     if rep.verdict == "disagree":
-        rep.cut = _cut(lang, query_text, stream, options, limits, engine_limits, loc, segs, oracle_only,
+        rep.cut = _cut(lang, query_text, source, options, limits, engine_limits, loc, segs, oracle_only,
                        engine_only | frozenset(misplaced), out, shrink_s, fault, note)
     return rep
 
 
-def _misplaced(lang: Any, query: Any, stream: Any, options: Any, limits: Any, emissions: list,
-               results: frozenset) -> dict[Any, list[str]]:
-    """The results both sides have that the engine emitted more than once or at the wrong position (the
-    emission contract of :func:`ceplab.workbench.compare.position_problems`), with the problems."""
-    from ceplab.workbench.compare import expected_positions, is_deferred, position_problems_by_result
+def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, segment: Segment,
+                final: bool) -> tuple[frozenset | None, dict | None, str | None, dict]:
+    """Solve one segment of a long stream from its own events, keep the results it owns, and say where each
+    must be emitted.
 
-    expected = expected_positions(lang, query, stream, options, limits, results)
+    Args:
+        lang, query, options: the language, parsed query and switches.
+        sub: the events at positions ``segment.first .. segment.stop`` of the whole stream (the segment's, plus
+            the next event when there is one, so that the position determining each kept result is in it),
+            renumbered from 0.
+        limits: the oracle's limits for this segment.
+        segment: from :func:`ceplab.workbench.segments.plan` (positions in the whole stream).
+        final: ``sub`` reaches the end of the whole stream.
+
+    Returns:
+        ``(kept, expected, undecided, row)``: the kept results (positions in the whole stream) or None; for a
+        language with ``result_positions``, each kept result's emission position(s) in the whole stream (an
+        int, None for ``close()``, or a frozenset), else None; the reason when undecided; the segment's row
+        (as :func:`ceplab.workbench.segments.solve_segment` gives it).
+    """
+    from ceplab.workbench.compare import expected_positions, run_oracle
+    from ceplab.workbench.segments import _stats
+
+    first = segment.first
+    name = f"segment {segment.index} (events {first}..{segment.stop - 1})"
+    res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
+    row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - first,
+           "results": None if res is None else len(res), "kept": None, "seconds": secs,
+           "stats": None if stats is None else _stats(stats)}
+    if res is None:
+        return None, None, f"{name}: {undecided}", row
+    loc = lang.locality(query, options, sub)
+    if loc is None:
+        return None, None, f"{name}: the language does not declare the segment alone local", row
+    if loc.unit == POSITION:     # ownership is in positions of the whole stream
+        own = Segment(segment.index, None if segment.lo is None else segment.lo - first,
+                      None if segment.hi is None else segment.hi - first, 0, len(sub))
+    else:
+        own = segment
+    local = [r for r in res if own.owns(loc.last(r))]
+    t1 = time.perf_counter()
+    where = expected_positions(lang, query, sub, options, limits, local)
+    row["positions_seconds"] = time.perf_counter() - t1
+
+    def move(r: Any) -> Any:
+        return loc.shift(r, first) if loc.unit == POSITION and first else r
+
+    def place(p: Any) -> Any:
+        if p is None and not final:
+            raise _Beyond
+        return p if p is None else p + first
+
+    kept = frozenset(move(r) for r in local)
+    row["kept"] = len(kept)
+    if where is None:
+        return kept, None, None, row
+    expected: dict = {}
+    try:
+        for r in local:
+            w = where[r]
+            expected[move(r)] = w if w is ... else \
+                frozenset(place(p) for p in w) if isinstance(w, (set, frozenset)) else place(w)
+    except _Beyond:
+        return None, None, (f"{name}: a result is determined after the segment's next event, so the language's "
+                            f"locality claim does not bound its emission position"), row
+    return kept, expected, None, row
+
+
+class _Beyond(Exception):
+    pass
+
+
+def _misplaced(lang: Any, query: Any, options: Any, emissions: list, results: frozenset,
+               expected: dict | None) -> dict[Any, list[str]]:
+    """The results both sides have that the engine emitted more than once or at the wrong position (the
+    emission contract of :func:`ceplab.workbench.compare.position_problems`), with the problems; ``expected``
+    as :func:`solve_slice` gives it, merged over the segments."""
+    from ceplab.workbench.compare import is_deferred, position_problems_by_result
+
     return position_problems_by_result(lang, [e for e in emissions if e[0] in results],
                                        is_deferred(lang, query, options), expected)
 
 
-def _cut(lang: Any, query_text: str, stream: Any, options: Any, limits: Any, engine_limits: Any, loc: Locality,
+def _cut(lang: Any, query_text: str, source: Any, options: Any, limits: Any, engine_limits: Any, loc: Locality,
          segs: list[Segment], oracle_only: frozenset, engine_only: frozenset, out: Path | None, shrink_s: float,
          fault: str | None, note: Callable[[str], None]) -> list[dict]:
     """Cut the disagreeing segments out, re-check each alone, and shrink it into a reproducer."""
@@ -199,12 +365,10 @@ def _cut(lang: Any, query_text: str, stream: Any, options: Any, limits: Any, eng
         by_seg.setdefault(_owner(segs, loc.last(r)).index, ([], []))[1].append(r)
     tj = lang.result_to_json
     out_rows = []
-    n = len(stream)
     for k in sorted(by_seg)[:MAX_CUTS]:
         s = segs[k]
         note(f"re-checking segment {k} alone")
-        drop = list(range(s.first)) + list(range(s.stop, n))
-        sub = lang.drop_events(stream, drop) if drop else stream
+        sub = source.slice(s.first, s.stop)
         try:
             rep = compare(lang, lang.parse(query_text), sub, options, limits, engine_limits)
             reproduced = rep.verdict == "disagree"
@@ -242,16 +406,16 @@ def _limits_kw(limits: Any) -> dict:
 _JOB_GROUP = "ceplab-check"
 
 
-def _solve_on_spark_started(spark: Any, started: list, *args: Any) -> list:
-    """:func:`solve_on_spark`, starting the session first when ``spark`` is a factory; the session goes into
-    ``started`` (for :func:`_cancel`)."""
+def _start(spark: Any, started: list) -> Any:
+    """The session: ``spark`` itself, or started by calling it (a factory); it goes into ``started`` (for
+    :func:`_cancel`)."""
     if callable(spark) and not hasattr(spark, "createDataFrame"):
         try:
             spark = spark()
         except RuntimeError as e:
             raise SparkUnavailable(str(e)) from None
     started.append(spark)
-    return solve_on_spark(spark, *args)
+    return spark
 
 
 def _cancel(fut: Future, started: list) -> None:
@@ -277,45 +441,69 @@ def _spark_context(spark: Any) -> Any:
         return None
 
 
-def solve_on_spark(spark: Any, lang: Any, query_text: str, stream: Any, options: Any, limits: Any, loc: Locality,
-                   segs: list[Segment]) -> list[tuple[frozenset | None, str | None, dict]]:
-    """Solve the segments on Spark executors: a DataFrame with one row per segment (its index, owned range and
-    events as JSON) mapped with ``mapInPandas`` to ``(index, results JSON, undecided, row JSON)``; no RDD
-    call, so it runs on Spark Connect too.  Results come back in segment order, as :func:`solve_segment`
-    gives them."""
+def solve_on_spark(spark: Any, lang: Any, query_text: str, stream: Any, options: Any, limits: Any,
+                   segs: list[Segment]) -> list[tuple[frozenset | None, dict | None, str | None, dict]]:
+    """Solve the segments on Spark executors with :func:`solve_slice`: a DataFrame with one row per segment
+    mapped with ``mapInPandas``; no RDD call, so it runs on Spark Connect too.  With a
+    :class:`ceplab.workbench.generate.DatasetStream` an executor reads its segments' events from the Parquet
+    files itself (the rows carry positions only); with a stream in memory the rows carry the events as JSON.
+    Results come back in segment order, as :func:`solve_slice` gives them."""
     from ceplab.workbench.compare import options_to_json
-
-    events = lang.stream_to_json(stream)
-    rows = [(s.index, s.lo, s.hi, s.first, s.stop, json.dumps(events[s.first:s.stop])) for s in segs]
     from ceplab.workbench.spark import _parallelism
 
+    source = _source(lang, stream)
+    n = len(source)
+    desc = source.descriptor()
+    rows = [(s.index, s.lo, s.hi, s.first, s.stop, min(s.stop + 1, n),
+             "" if desc is not None else json.dumps(source.items(s.first, min(s.stop + 1, n)))) for s in segs]
     sc = _spark_context(spark)
     if sc is not None:
         sc.setJobGroup(_JOB_GROUP, f"ceplab check {lang.name}: {len(segs)} segment(s)")
-    df = spark.createDataFrame(rows, schema="index long, lo long, hi long, first long, stop long, events string")
+    df = spark.createDataFrame(rows, schema="index long, lo long, hi long, first long, stop long, stop_x long, "
+                                            "events string")
     # a few tasks per core, each a contiguous range of segments: few task start-ups, balanced load
     df = df.repartitionByRange(max(1, min(len(segs), TASKS_PER_CORE * _parallelism(spark))), "index")
     job = _SegmentJob(lang.name, query_text, json.dumps(options_to_json(options)), _limits_kw(limits),
-                      limits.memory_mb)
-    got = {int(r["index"]): r for r in df.mapInPandas(job, schema="index long, results string, undecided string, "
-                                                                    "row string").collect()}
+                      limits.memory_mb, None if desc is None else json.dumps(desc), n)
+    got = {int(r["index"]): r for r in df.mapInPandas(job, schema="index long, results string, expected string, "
+                                                                    "undecided string, row string").collect()}
     out = []
+    fj = lang.result_from_json
     for s in segs:
         r = got[s.index]
         row = json.loads(r["row"])
         if r["undecided"] is not None:
-            out.append((None, r["undecided"], row))
-        else:
-            out.append((frozenset(lang.result_from_json(x) for x in json.loads(r["results"])), None, row))
+            out.append((None, None, r["undecided"], row))
+            continue
+        kept = [fj(x) for x in json.loads(r["results"])]
+        expected = None
+        if r["expected"] is not None:
+            expected = {k: _position_from_json(w) for k, w in zip(kept, json.loads(r["expected"]))}
+        out.append((frozenset(kept), expected, None, row))
     return out
+
+
+def _position_to_json(w: Any) -> Any:
+    if w is ...:
+        return {"any": True}
+    if isinstance(w, (set, frozenset)):
+        return {"one_of": sorted(w, key=lambda p: (p is None, p or 0))}
+    return w
+
+
+def _position_from_json(w: Any) -> Any:
+    if isinstance(w, dict):
+        return ... if w.get("any") else frozenset(w["one_of"])
+    return w
 
 
 class _SegmentJob:
     """The executors' side of :func:`solve_on_spark` (picklable: names and texts only)."""
 
-    def __init__(self, lang: str, query_text: str, options_json: str, limits_kw: dict, memory_mb: int | None):
+    def __init__(self, lang: str, query_text: str, options_json: str, limits_kw: dict, memory_mb: int | None,
+                 dataset_json: str | None, events: int):
         self.lang, self.query_text, self.options_json = lang, query_text, options_json
-        self.limits_kw, self.memory_mb = limits_kw, memory_mb
+        self.limits_kw, self.memory_mb, self.dataset_json, self.events = limits_kw, memory_mb, dataset_json, events
 
     def __call__(self, batches: Any) -> Any:
         import pandas as pd
@@ -329,26 +517,31 @@ class _SegmentJob:
         options = options_from_kv(lang.options, [f"{k}={v}" for k, v in json.loads(self.options_json).items()])
         limits = Limits(time_s=self.limits_kw["time_s"], max_ground_size=self.limits_kw["max_ground_size"],
                         memory_mb=self.memory_mb)
+        dataset = None
+        if self.dataset_json is not None:
+            from ceplab.workbench.generate import DatasetStream
+
+            dataset = DatasetStream.from_descriptor(lang, json.loads(self.dataset_json))
+        tj = lang.result_to_json
         for pdf in batches:
             out = []
             for rec in pdf.itertuples(index=False):
-                sub = lang.stream_from_json(json.loads(rec.events), f"segment-{rec.index}")
-                lo = None if pd.isna(rec.lo) else int(rec.lo)
-                hi = None if pd.isna(rec.hi) else int(rec.hi)
-                seg = Segment(int(rec.index), lo, hi, 0, len(sub))
-                loc = lang.locality(query, options, sub)
-                if loc is not None and loc.unit == POSITION:
-                    # the slice starts at position 0: ownership is in positions of the whole stream
-                    seg = Segment(seg.index, None if lo is None else lo - int(rec.first),
-                                  None if hi is None else hi - int(rec.first), 0, len(sub))
-                kept, why, row = (None, "the segment is not local", {}) if loc is None else \
-                    solve_segment(lang, query, sub, options, limits, loc, seg)
-                if loc is not None and loc.unit == POSITION and kept is not None and int(rec.first):
-                    kept = frozenset(loc.shift(r, int(rec.first)) for r in kept)
-                row.update(index=int(rec.index), lo=lo, hi=hi, events=len(sub))
-                out.append((int(rec.index), None if kept is None else
-                            json.dumps([lang.result_to_json(r) for r in kept]), why, json.dumps(row)))
-            yield pd.DataFrame(out, columns=["index", "results", "undecided", "row"])
+                first, stop_x = int(rec.first), int(rec.stop_x)
+                sub = dataset.slice(first, stop_x) if dataset is not None else \
+                    lang.stream_from_json(json.loads(rec.events), f"segment-{rec.index}")
+                seg = Segment(int(rec.index), None if pd.isna(rec.lo) else int(rec.lo),
+                              None if pd.isna(rec.hi) else int(rec.hi), first, int(rec.stop))
+                kept, expected, why, row = solve_slice(lang, query, sub, options, limits, seg,
+                                                       stop_x >= self.events)
+                results = exp = None
+                if kept is not None:
+                    ordered = list(kept)
+                    results = json.dumps([tj(r) for r in ordered])
+                    if expected is not None:
+                        exp = json.dumps([_position_to_json(expected[r]) for r in ordered])
+                out.append((seg.index, results, exp, why, json.dumps(row)))
+            yield pd.DataFrame(out, columns=["index", "results", "expected", "undecided", "row"])
 
 
-__all__ = ["CheckReport", "MAX_CUTS", "NotLocal", "SparkUnavailable", "TASKS_PER_CORE", "check", "solve_on_spark"]
+__all__ = ["CheckReport", "MAX_CUTS", "MemoryStream", "NotLocal", "SparkUnavailable", "TASKS_PER_CORE", "check",
+           "locate", "solve_on_spark", "solve_slice"]

@@ -537,7 +537,7 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
 
             options = options_from_kv(L.options, sets, profile_values(L, profile))
             q, text = L.parse_file(query), Path(query).read_text(encoding="utf-8")
-            s = G.read_stream(L, stream, stream_id)
+            s = G.DatasetStream(L, stream, stream_id)      # read piece by piece, never whole
         else:
             q, text, s, options = _load(L, query, stream, sets, profile)
         if master is not None or remote is not None:

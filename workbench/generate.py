@@ -37,8 +37,6 @@ class _ChunkWriter:
 
     def __call__(self, batches: Iterable[Any]) -> Iterator[Any]:
         import pandas as pd
-        import pyarrow as pa
-        import pyarrow.parquet as pq
 
         from ceplab.workbench import language
 
@@ -51,22 +49,65 @@ class _ChunkWriter:
                 k, j = divmod(int(cid), per_stream)
                 start = j * self.chunk
                 count = min(self.chunk, self.events - start)
-                stream = lang.stream_chunk(self.seed, k, start, count)
-                evs = list(stream)
-                rows_ev = lang.stream_to_json(stream)
-                tr = [lang.event_row(e) for e in evs]
-                table = pa.table({"position": pa.array(range(start, start + len(evs)), pa.int64()),
-                                  "time": pa.array([int(r[0]) for r in tr], pa.int64()),
-                                  "type": pa.array([str(r[1]) for r in tr], pa.string()),
-                                  "event": pa.array([json.dumps(x, sort_keys=True) for x in rows_ev], pa.string())})
-                meta = dict(self.params, schema_version=SCHEMA_VERSION, stream=k, start=start, count=len(evs))
-                table = table.replace_schema_metadata({"ceplab": json.dumps(meta, sort_keys=True)})
-                folder = Path(self.out) / f"stream={k}"
-                folder.mkdir(parents=True, exist_ok=True)
-                path = folder / f"part-{start:012d}.parquet"
-                pq.write_table(table, path)
-                rows.append((k, start, len(evs), str(path), time.perf_counter() - t0))
+                path, n = _write_chunk(lang, lang.stream_chunk(self.seed, k, start, count), Path(self.out), k, start,
+                                       self.params)
+                rows.append((k, start, n, str(path), time.perf_counter() - t0))
             yield pd.DataFrame(rows, columns=["stream", "start", "count", "path", "seconds"])
+
+
+def _write_chunk(lang: Any, stream: Any, out: Path, k: int, start: int, params: dict) -> tuple[Path, int]:
+    """Write the events of ``stream`` (positions ``start ..``) as ``OUT/stream=<k>/part-<start>.parquet``."""
+    evs = list(stream)
+    return _write_rows(lang, evs, lang.stream_to_json(stream), out, k, start, params)
+
+
+def _write_rows(lang: Any, evs: list, rows_ev: list[dict], out: Path, k: int, start: int,
+                params: dict) -> tuple[Path, int]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tr = [lang.event_row(e) for e in evs]
+    table = pa.table({"position": pa.array(range(start, start + len(evs)), pa.int64()),
+                      "time": pa.array([int(r[0]) for r in tr], pa.int64()),
+                      "type": pa.array([str(r[1]) for r in tr], pa.string()),
+                      "event": pa.array([json.dumps(x, sort_keys=True) for x in rows_ev], pa.string())})
+    meta = dict(params, schema_version=SCHEMA_VERSION, stream=k, start=start, count=len(evs))
+    table = table.replace_schema_metadata({"ceplab": json.dumps(meta, sort_keys=True)})
+    folder = out / f"stream={k}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"part-{start:012d}.parquet"
+    pq.write_table(table, path)
+    return path, len(evs)
+
+
+def write_dataset(lang: Any, streams: list, out: Path, chunk: int = 100_000) -> dict:
+    """Write streams you already have (in this process, no Spark) as a dataset in :func:`generate`'s layout, so
+    ``ceplab check`` reads them piece by piece; returns the manifest.  Each stream is cut into files of
+    ``chunk`` events; its positions must be ``0 .. n-1`` in order.
+
+    Raises:
+        ValueError: ``chunk < 1`` or no stream.
+    """
+    if chunk < 1 or not streams:
+        raise ValueError("write_dataset needs chunk >= 1 and at least one stream")
+    import shutil
+
+    out = Path(out).resolve()
+    for old in out.glob("stream=*"):
+        shutil.rmtree(old)
+    out.mkdir(parents=True, exist_ok=True)
+    params = {"lang": lang.name, "seed": None, "events": max(len(s) for s in streams), "streams": len(streams),
+              "chunk": chunk}
+    files = written = 0
+    for k, stream in enumerate(streams):
+        evs, items = list(stream), lang.stream_to_json(stream)
+        for start in range(0, max(1, len(evs)), chunk):
+            stop = start + chunk
+            written += _write_rows(lang, evs[start:stop], items[start:stop], out, k, start, params)[1]
+            files += 1
+    manifest = dict(params, schema_version=SCHEMA_VERSION, files=files, written=written)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
 
 
 def generate(spark: Any, lang: Any, events: int, streams: int, seed: int, out: Path, chunk: int = 100_000,
@@ -118,35 +159,134 @@ def is_dataset(path: Path) -> bool:
     return Path(path).is_dir() and (Path(path) / MANIFEST).exists()
 
 
-def read_stream(lang: Any, path: Path, stream: int = 0) -> Any:
-    """Stream ``stream`` of a dataset written by :func:`generate`, as the language's stream (events in position
-    order, rebuilt with ``Language.stream_from_json``).
+#: events per piece :class:`DatasetStream` rebuilds at a time (a Parquet record batch)
+PIECE_EVENTS = 8192
+
+
+class DatasetStream:
+    """One stream of a dataset written by :func:`generate`, read piece by piece: the events are never all in
+    memory at once (``ceplab check`` runs the engine over it and executors read their own segments from it).
+
+    Iterating gives the events in position order: each file is read one record batch of :data:`PIECE_EVENTS`
+    events at a time, rebuilt with ``Language.stream_from_json`` and moved to its place with
+    ``Language.offset_positions``, so the events are those of :func:`read_stream` (tested).  The files must be
+    on a file system the readers (driver and executors) share, as :func:`generate` writes them.
+
+    Args:
+        lang: the :class:`ceplab.workbench.language.Language` the dataset was written for.
+        path: the dataset folder; stream: which of its streams (0-based).
+        piece: events per piece (default :data:`PIECE_EVENTS`).
 
     Raises:
-        ceplab.semantics.errors.StreamError: not such a dataset, another language's, another schema version, or a
-            stream that is not there (file named).
+        ceplab.semantics.errors.StreamError: not such a dataset, another language's, another schema version, a
+            stream that is not there, or files whose positions are not contiguous (file named).
     """
-    import pyarrow.parquet as pq
 
-    from ceplab.semantics.errors import StreamError
+    def __init__(self, lang: Any, path: Path, stream: int = 0, piece: int = PIECE_EVENTS) -> None:
+        import pyarrow.parquet as pq
 
-    path = Path(path)
-    if not is_dataset(path):
-        raise StreamError(f"not a dataset written by 'ceplab generate' (no {MANIFEST})", str(path), 1, 1)
-    man = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    if man.get("schema_version") != SCHEMA_VERSION:
-        raise StreamError(f"schema version {man.get('schema_version')} (this ceplab reads {SCHEMA_VERSION})",
-                          str(path / MANIFEST), 1, 1)
-    if man.get("lang") != lang.name:
-        raise StreamError(f"a {man.get('lang')} dataset, not {lang.name}", str(path / MANIFEST), 1, 1)
-    files = sorted((path / f"stream={stream}").glob("part-*.parquet"))
-    if not files:
-        raise StreamError(f"no stream {stream} (the dataset has {man.get('streams')})", str(path), 1, 1)
-    items: list[dict] = []
-    for f in files:
-        t = pq.read_table(f, columns=["position", "event"])
-        items.extend(json.loads(x) for x in t.column("event").to_pylist())
-    return lang.stream_from_json(items, f"{path}/stream={stream}")
+        from ceplab.semantics.errors import StreamError
+
+        path = Path(path)
+        if not is_dataset(path):
+            raise StreamError(f"not a dataset written by 'ceplab generate' (no {MANIFEST})", str(path), 1, 1)
+        man = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        if man.get("schema_version") != SCHEMA_VERSION:
+            raise StreamError(f"schema version {man.get('schema_version')} (this ceplab reads {SCHEMA_VERSION})",
+                              str(path / MANIFEST), 1, 1)
+        if man.get("lang") != lang.name:
+            raise StreamError(f"a {man.get('lang')} dataset, not {lang.name}", str(path / MANIFEST), 1, 1)
+        files = sorted((path / f"stream={stream}").glob("part-*.parquet"))
+        if not files:
+            raise StreamError(f"no stream {stream} (the dataset has {man.get('streams')})", str(path), 1, 1)
+        self.lang, self.path, self.stream, self.piece = lang, path, stream, max(1, int(piece))
+        self.name = f"{path}/stream={stream}"
+        #: ``(first position, event count, file)`` per file, in position order
+        self.files: list[tuple[int, int, str]] = []
+        at = 0
+        for f in files:
+            rows = pq.ParquetFile(f).metadata.num_rows
+            first = int(f.stem.split("-", 1)[1])
+            if first != at:
+                raise StreamError(f"the file starts at position {first}, expected {at} (a file is missing)",
+                                  str(f), 1, 1)
+            self.files.append((first, rows, str(f)))
+            at += rows
+        self._n = at
+        self._cache: tuple[str, list[str]] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def pieces(self) -> Iterator[tuple[int, Any]]:
+        """``(first position, stream)`` per piece, in order; each piece's events carry their positions in the
+        whole stream.
+
+        Raises:
+            StreamError: a piece that ``stream_from_json`` rejects, or that does not rebuild one event per row.
+        """
+        import pyarrow.parquet as pq
+
+        from ceplab.semantics.errors import StreamError
+
+        lang = self.lang
+        if lang.offset_positions is None:
+            raise StreamError(f"the {lang.name} plugin cannot read a dataset piece by piece "
+                              f"(no Language.offset_positions)", self.name, 1, 1)
+        for first, _rows, f in self.files:
+            at = first
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=self.piece, columns=["event"]):
+                items = [json.loads(x) for x in batch.column(0).to_pylist()]
+                piece = lang.stream_from_json(items, f"{f} (positions {at}..{at + len(items) - 1})")
+                if len(piece) != len(items):
+                    raise StreamError(f"the events at positions {at}..{at + len(items) - 1} rebuild as "
+                                      f"{len(piece)} events, not {len(items)}", f, 1, 1)
+                yield at, lang.offset_positions(piece, at) if at else piece
+                at += len(items)
+
+    def __iter__(self) -> Iterator[Any]:
+        for _, piece in self.pieces():
+            yield from piece
+
+    def items(self, first: int, stop: int) -> list[dict]:
+        """The JSON objects of the events at positions ``first .. stop-1`` (only the files holding them are
+        read; the last file read is kept, so consecutive segments read each file once)."""
+        import pyarrow.parquet as pq
+
+        out: list[dict] = []
+        for start, rows, f in self.files:
+            lo, hi = max(first, start), min(stop, start + rows)
+            if lo >= hi:
+                continue
+            if self._cache is None or self._cache[0] != f:
+                self._cache = (f, pq.read_table(f, columns=["event"]).column(0).to_pylist())
+            out.extend(json.loads(x) for x in self._cache[1][lo - start:hi - start])
+        return out
+
+    def slice(self, first: int, stop: int) -> Any:
+        """The events at positions ``first .. stop-1`` as a stream of their own (positions from 0)."""
+        return self.lang.stream_from_json(self.items(first, stop), f"{self.name} (positions {first}..{stop - 1})")
+
+    def descriptor(self) -> dict:
+        """What an executor needs to read the stream again (:meth:`from_descriptor`): JSON."""
+        return {"path": str(self.path), "stream": self.stream, "piece": self.piece}
+
+    @classmethod
+    def from_descriptor(cls, lang: Any, d: dict) -> "DatasetStream":
+        """The stream of :meth:`descriptor` (on an executor)."""
+        return cls(lang, Path(d["path"]), int(d["stream"]), int(d["piece"]))
 
 
-__all__ = ["MANIFEST", "SCHEMA_VERSION", "generate", "is_dataset", "read_stream"]
+def read_stream(lang: Any, path: Path, stream: int = 0) -> Any:
+    """Stream ``stream`` of a dataset written by :func:`generate`, whole, as the language's stream (events in
+    position order, rebuilt with ``Language.stream_from_json``); :class:`DatasetStream` reads it piece by piece.
+
+    Raises:
+        ceplab.semantics.errors.StreamError: as :class:`DatasetStream`.
+    """
+    ds = DatasetStream(lang, path, stream)
+    return lang.stream_from_json(ds.items(0, len(ds)), ds.name)
+
+
+__all__ = ["DatasetStream", "MANIFEST", "PIECE_EVENTS", "SCHEMA_VERSION", "generate", "is_dataset", "read_stream",
+           "write_dataset"]

@@ -320,6 +320,10 @@ class Language:
             and times ``start``, ``start+1``, ... unless the language's streams need ties) of seeded random long
             stream ``stream``, drawn from a generator seeded by ``(seed, stream, start)`` alone, so that chunks
             can be drawn in parallel (``ceplab generate``); or None.
+        offset_positions: ``(stream, offset) -> Stream``: the same events with every position moved by ``offset``
+            (a piece of a long stream rebuilt with ``stream_from_json`` starts at position 0; ``ceplab check``
+            reads a generated dataset piece by piece and moves each piece to its place); or None (the language's
+            datasets are read whole).
 
     Cross-language matrix (``ceplab matrix``, docs/matrix.md):
         translation: ``() -> ceplab.workbench.matrix.translate.Translation``: core queries and streams in the
@@ -370,6 +374,7 @@ class Language:
     locality: Callable[[Query, Options, Stream], Any] | None = None
     oracle_workload: Callable[[int, int, int], tuple[str, Stream, Options]] | None = None
     stream_chunk: Callable[[int, int, int, int], Stream] | None = None
+    offset_positions: Callable[[Stream, int], Stream] | None = None
     stream_formats: tuple[StreamFormat, ...] = ()
     bundled_graphs: tuple[tuple[str, Path], ...] = ()
     translation: Callable[[], Any] | None = None

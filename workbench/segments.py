@@ -24,7 +24,6 @@ no language.
 """
 from __future__ import annotations
 
-import bisect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -108,14 +107,37 @@ class SegmentedAnswer:
     seconds: float = 0.0
 
 
-def coordinates(lang: Any, stream: Sequence[Any], locality: Locality) -> list[int]:
-    """Each event's coordinate: its position, or its time (``locality.time(e)``, else ``lang.event_row(e)[0]``)."""
-    events = list(stream)
+def coordinates(lang: Any, stream: Sequence[Any], locality: Locality, offset: int = 0) -> Any:
+    """Each event's coordinate, as an int64 numpy array: its position (``offset + index``: a piece of a longer
+    stream starting at ``offset``), or its time (``locality.time(e)``, else ``lang.event_row(e)[0]``)."""
+    import numpy as np
+
     if locality.unit == POSITION:
-        return list(range(len(events)))
+        return np.arange(offset, offset + len(stream), dtype=np.int64)
     if locality.time is not None:
-        return [int(locality.time(e)) for e in events]
-    return [int(lang.event_row(e)[0]) for e in events]
+        return np.fromiter((int(locality.time(e)) for e in stream), dtype=np.int64, count=len(stream))
+    return np.fromiter((int(lang.event_row(e)[0]) for e in stream), dtype=np.int64, count=len(stream))
+
+
+def combine(localities: Sequence[Locality | None]) -> Locality | None:
+    """The claim for a stream from the claims for its consecutive pieces: None if a piece's is None (or the pieces
+    disagree on the unit), else the largest span and lookahead with the first piece's anchor functions.
+
+    This is how ``ceplab check`` gets the locality of a stream it reads piece by piece; it is right for a
+    language whose ``Language.locality`` depends on the stream only through properties of single events (the
+    longest interval, a blank node), which the per-language tests check against the whole stream's claim."""
+    out: Locality | None = None
+    for loc in localities:
+        if loc is None:
+            return None
+        if out is None:
+            out = loc
+        elif loc.unit != out.unit:
+            return None
+        elif loc.span > out.span or loc.lookahead > out.lookahead:
+            out = Locality(max(out.span, loc.span), out.unit, out.last, out.shift,
+                           max(out.lookahead, loc.lookahead), out.time)
+    return out
 
 
 def plan(coords: Sequence[int], locality: Locality, size: int) -> list[Segment]:
@@ -123,7 +145,7 @@ def plan(coords: Sequence[int], locality: Locality, size: int) -> list[Segment]:
     events each (a group of equal coordinates is never split, so a segment may own more).
 
     Args:
-        coords: the events' coordinates in stream order (:func:`coordinates`).
+        coords: the events' coordinates in stream order (:func:`coordinates`; any int sequence).
         locality: the query's :class:`Locality`.
         size: owned events per segment, ``>= 1``.
 
@@ -133,30 +155,33 @@ def plan(coords: Sequence[int], locality: Locality, size: int) -> list[Segment]:
     Raises:
         ValueError: ``size < 1`` or ``coords`` decreases somewhere.
     """
+    import numpy as np
+
     if size < 1:
         raise ValueError("segment size must be >= 1")
-    n = len(coords)
-    for i in range(1, n):
-        if coords[i] < coords[i - 1]:
-            raise ValueError(f"segmented solving needs events ordered by {locality.unit}: position {i} "
-                             f"({coords[i]}) comes after {coords[i - 1]}")
-    # owned boundaries: the coordinate at which each owned range starts
+    c = np.asarray(coords, dtype=np.int64)
+    n = len(c)
+    down = np.flatnonzero(c[1:] < c[:-1])
+    if len(down):
+        i = int(down[0]) + 1
+        raise ValueError(f"segmented solving needs events ordered by {locality.unit}: position {i} "
+                         f"({int(c[i])}) comes after {int(c[i - 1])}")
+    # owned boundaries: the coordinate at which each owned range starts (never inside a group of equal ones)
     bounds: list[int] = []
     i = size
     while i < n:
-        while i < n and coords[i] == coords[i - 1]:
-            i += 1
+        if c[i] == c[i - 1]:
+            i = int(np.searchsorted(c, c[i], side="right"))
         if i < n:
-            bounds.append(coords[i])
+            bounds.append(int(c[i]))
         i += size
     los: list[int | None] = [None] + bounds
     his: list[int | None] = bounds + [None]
-    out = []
-    for k, (lo, hi) in enumerate(zip(los, his)):
-        first = 0 if lo is None else bisect.bisect_left(coords, lo - locality.span)
-        stop = n if hi is None else bisect.bisect_left(coords, hi + locality.lookahead)
-        out.append(Segment(k, lo, hi, first, stop))
-    return out
+    firsts = np.searchsorted(c, np.array([0 if lo is None else lo - locality.span for lo in los], dtype=np.int64))
+    stops = np.searchsorted(c, np.array([0 if hi is None else hi + locality.lookahead for hi in his],
+                                        dtype=np.int64))
+    return [Segment(k, lo, hi, 0 if lo is None else int(f), n if hi is None else int(t))
+            for k, (lo, hi, f, t) in enumerate(zip(los, his, firsts, stops))]
 
 
 def solve_segment(lang: Any, query: Any, stream: Sequence[Any], options: Any, limits: Any,
@@ -230,5 +255,5 @@ def segmented_oracle(lang: Any, query: Any, stream: Sequence[Any], options: Any,
     return SegmentedAnswer(frozenset(out), None, rows, time.perf_counter() - t0)
 
 
-__all__ = ["Locality", "POSITION", "Segment", "SegmentedAnswer", "TIME", "coordinates", "plan",
+__all__ = ["Locality", "POSITION", "Segment", "SegmentedAnswer", "TIME", "combine", "coordinates", "plan",
            "segmented_oracle", "solve_segment"]

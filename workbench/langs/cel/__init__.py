@@ -148,6 +148,14 @@ def _stream_from_json(items: list[dict], name: str = "<reproducer>") -> Any:
     return parse_jsonl("".join(json.dumps(x) + "\n" for x in items), name)
 
 
+def _offset_positions(stream: Any, offset: int) -> Any:
+    """``stream`` with every position moved by ``offset`` (``Language.offset_positions``)."""
+    from ceplab.semantics.events import Event, Stream
+
+    return Stream([Event(e.type, e.time, e.attrs, e.position + offset, e.end) for e in stream],
+                  getattr(stream, "name", "<stream>"))
+
+
 def _event_row(e: Any) -> tuple[int, str, dict]:
     return e.time, e.type, e.attrs
 
@@ -264,5 +272,6 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    offset_positions=_offset_positions,
     stream_formats=STREAM_FORMATS,
 )

@@ -53,8 +53,8 @@ from rdflib import URIRef
 from ceplab.semantics.cqels.options import Options
 from ceplab.workbench.langs.cqels.query import (CqelsQuery, parse_query, render_query, resolve, static_json,
                                                 with_static, with_until)
-from ceplab.workbench.langs.cqels.streams import (drop_events, event_row, read_stream, stream_from_json,
-                                                  stream_to_json)
+from ceplab.workbench.langs.cqels.streams import (drop_events, event_row, offset_positions, read_stream,
+                                                  stream_from_json, stream_to_json)
 from ceplab.workbench.language import Input, Language, PaperFormat, StreamFormat, jsonl_stream_format
 
 __all__ = ["LANGUAGE", "CqelsQuery", "OrderedEvaluator", "CLOCK", "result_positions"]
@@ -397,6 +397,7 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    offset_positions=offset_positions,
     inputs=(Input("static", "static data D: Turtle (constant) or TriG (one named graph per version, "
                             "ceplab:start T)", "path", with_static),
             Input("until", "the horizon H: answers for every t in [0, H] (default: L + R)", "int", with_until)),

@@ -126,6 +126,16 @@ def event_row(e: Any) -> tuple[int, str, dict]:
     return j["start"], j["stream"], {"end": j["end"], "triples": j["triples"]}
 
 
+def offset_positions(stream: Sequence[Any], offset: int) -> list:
+    """``stream`` with every position moved by ``offset`` (``Language.offset_positions``); blank nodes are
+    relabelled for the new positions, as :func:`drop_events` does."""
+    from ceplab.semantics.cqels.streams import check_elements
+    from ceplab.semantics.rdfstream import StreamElement
+
+    return check_elements([StreamElement(e.content, e.start, e.end, e.stream, e.position + offset, e.name)
+                           for e in stream])
+
+
 def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
     """``stream`` without the elements at the given list indices.  The kept elements are renumbered ``0..n-1`` in
     their old position order (so every ``(a(e), position)`` order is kept), blank nodes relabelled for the new

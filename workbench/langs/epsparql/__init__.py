@@ -42,8 +42,8 @@ from ceplab.workbench.langs.epsparql.background import (WithBackground, attach_i
                                                         bundled_background, unwrap, with_background)
 
 __all__ = ["LANGUAGE", "WithBackground", "with_background"]
-from ceplab.workbench.langs.epsparql.streams import (drop_events, event_row, read_stream, stream_from_json,
-                                                     stream_to_json)
+from ceplab.workbench.langs.epsparql.streams import (drop_events, event_row, offset_positions, read_stream,
+                                                     stream_from_json, stream_to_json)
 from ceplab.workbench.language import Input, Language, PaperFormat, Peer, StreamFormat, jsonl_stream_format
 
 PAPER = ("Anicic, Fodor, Rudolph, Stojanovic: EP-SPARQL: a unified language for event processing and "
@@ -414,6 +414,7 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    offset_positions=offset_positions,
     stream_formats=STREAM_FORMATS,
     bundled_graphs=(("background", Path(__file__).with_name("data") / "indices.ttl"),
                     ("ontology", Path(__file__).with_name("data") / "ontology.ttl")),

@@ -74,6 +74,11 @@ def event_row(o: Any) -> tuple[int, str, dict]:
     return int(o.start), _nt(o.p), {"s": _nt(o.s), "o": _nt(o.o), "end": int(o.end)}
 
 
+def offset_positions(stream: Sequence[Any], offset: int) -> list:
+    """``stream`` with every position moved by ``offset`` (``Language.offset_positions``)."""
+    return [o._replace(position=o.position + offset) for o in stream]
+
+
 def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
     """``stream`` without the occurrences at the given indices; positions renumbered, times kept."""
     d = set(drop)

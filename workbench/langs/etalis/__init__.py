@@ -243,6 +243,11 @@ def stream_from_json(items: list[dict], name: str = "<reproducer>") -> list:
     return read_jsonl_events("".join(json.dumps(x) + "\n" for x in items), name)
 
 
+def offset_positions(stream: Sequence[Any], offset: int) -> list:
+    """``stream`` with every position moved by ``offset`` (``Language.offset_positions``)."""
+    return [dataclasses.replace(e, position=e.position + offset) for e in stream]
+
+
 def event_row(e: Any) -> tuple[int, str, dict]:
     """``(time, type, attrs)`` of an event for the Spark streams table: the start time, the
     predicate and ``{"args": [...], "end": end}``."""
@@ -654,6 +659,7 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    offset_positions=offset_positions,
     mutants=_mutants,
     translation=_translation,
     stream_formats=STREAM_FORMATS,

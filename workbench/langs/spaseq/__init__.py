@@ -25,8 +25,8 @@ from typing import Any, Iterable, Sequence
 from ceplab.semantics.spaseq.options import Options
 from ceplab.workbench.langs.spaseq.background import (SpaseqQuery, attach, background_json, render_query,
                                                       with_background)
-from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, read_stream, stream_from_json,
-                                                   stream_to_json)
+from ceplab.workbench.langs.spaseq.streams import (drop_events, event_row, offset_positions, read_stream,
+                                                   stream_from_json, stream_to_json)
 from ceplab.workbench.language import Input, Language, PaperFormat, StreamFormat, jsonl_stream_format
 
 __all__ = ["LANGUAGE", "SpaseqQuery"]
@@ -330,6 +330,7 @@ LANGUAGE = Language(
     locality=_locality,
     oracle_workload=_oracle_workload,
     stream_chunk=_stream_chunk,
+    offset_positions=offset_positions,
     inputs=(Input("background", "background knowledge for GRAPH patterns: Turtle (the query's one FROM graph) or "
                                 "TriG (one named graph per FROM <iri>)", "path", with_background),),
     stream_formats=STREAM_FORMATS,

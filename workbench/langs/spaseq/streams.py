@@ -76,6 +76,15 @@ def event_row(e: Any) -> tuple[int, str, dict]:
     return j["time"], j["stream"], {"triples": j["triples"]}
 
 
+def offset_positions(stream: Sequence[Any], offset: int) -> list:
+    """``stream`` with every position moved by ``offset`` (``Language.offset_positions``); blank nodes are scoped
+    to the moved events again (:func:`ceplab.semantics.spaseq.streams.check_streamset`)."""
+    from ceplab.semantics.rdfstream import GraphEvent
+    from ceplab.semantics.spaseq.streams import check_streamset
+
+    return check_streamset([GraphEvent(e.graph, e.time, e.stream, e.position + offset, e.name) for e in stream])
+
+
 def drop_events(stream: Sequence[Any], drop: Iterable[int]) -> list:
     """``stream`` without the events at the given indices; positions renumbered, times kept."""
     from ceplab.semantics.rdfstream import GraphEvent
