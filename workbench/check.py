@@ -33,6 +33,7 @@ language.
 from __future__ import annotations
 
 import json
+import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -207,7 +208,7 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
     pool = started = session = None
     if spark is not None:      # the session starts while the stream is planned
         pool, started = ThreadPoolExecutor(max_workers=1), []
-        session = pool.submit(_start, spark, started)
+        session = pool.submit(_start, spark, started, lang.name, query_text)
     try:
         note(f"planning {len(source):,} events")
         loc, coords = locate(lang, query, options, source)
@@ -286,17 +287,19 @@ def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, segm
         ``(kept, expected, undecided, row)``: the kept results (positions in the whole stream) or None; for a
         language with ``result_positions``, each kept result's emission position(s) in the whole stream (an
         int, None for ``close()``, or a frozenset), else None; the reason when undecided; the segment's row
-        (as :func:`ceplab.workbench.segments.solve_segment` gives it).
+        (as :func:`ceplab.workbench.segments.solve_segment` gives it, plus ``worker``: the solving process's
+        pid, ``started``/``ended``: wall-clock epoch seconds, ``positions_seconds``: emission positions' time).
     """
     from ceplab.workbench.compare import expected_positions, run_oracle
     from ceplab.workbench.segments import _stats
 
+    started = time.time()
     first = segment.first
     name = f"segment {segment.index} (events {first}..{segment.stop - 1})"
     res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
     row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - first,
            "results": None if res is None else len(res), "kept": None, "seconds": secs,
-           "stats": None if stats is None else _stats(stats)}
+           "stats": None if stats is None else _stats(stats), "worker": os.getpid(), "started": started}
     if res is None:
         return None, None, f"{name}: {undecided}", row
     loc = lang.locality(query, options, sub)
@@ -321,7 +324,7 @@ def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, segm
         return p if p is None else p + first
 
     kept = frozenset(move(r) for r in local)
-    row["kept"] = len(kept)
+    row.update(kept=len(kept), ended=time.time())
     if where is None:
         return kept, None, None, row
     expected: dict = {}
@@ -406,16 +409,42 @@ def _limits_kw(limits: Any) -> dict:
 _JOB_GROUP = "ceplab-check"
 
 
-def _start(spark: Any, started: list) -> Any:
+def _start(spark: Any, started: list, lang: str, query_text: str) -> Any:
     """The session: ``spark`` itself, or started by calling it (a factory); it goes into ``started`` (for
-    :func:`_cancel`)."""
+    :func:`_cancel`).  Then one task per core starts its Python worker, imports the language and parses the
+    query (:class:`_Warmup`), while the driver plans the stream and runs the engine: Spark reuses idle Python
+    workers, so the segments' tasks start warm."""
     if callable(spark) and not hasattr(spark, "createDataFrame"):
         try:
             spark = spark()
         except RuntimeError as e:
             raise SparkUnavailable(str(e)) from None
     started.append(spark)
+    from ceplab.workbench.spark import _parallelism
+
+    p = _parallelism(spark)
+    sc = _spark_context(spark)
+    if sc is not None:
+        sc.setJobGroup(_JOB_GROUP, "ceplab check: starting the Python workers")
+    spark.range(p, numPartitions=p).mapInPandas(_Warmup(lang, query_text), schema="id long").collect()
     return spark
+
+
+class _Warmup:
+    """``mapInPandas`` function of :func:`_start`: import what the segments' tasks need and parse the query."""
+
+    def __init__(self, lang: str, query_text: str) -> None:
+        self.lang, self.query_text = lang, query_text
+
+    def __call__(self, batches: Any) -> Any:
+        import importlib
+
+        from ceplab.workbench import language
+
+        for module in ("ceplab.asp.oracle", "ceplab.workbench.compare", "ceplab.workbench.generate"):
+            importlib.import_module(module)
+        language.get(self.lang).parse(self.query_text)
+        yield from batches
 
 
 def _cancel(fut: Future, started: list) -> None:
@@ -454,17 +483,22 @@ def solve_on_spark(spark: Any, lang: Any, query_text: str, stream: Any, options:
     source = _source(lang, stream)
     n = len(source)
     desc = source.descriptor()
-    rows = [(s.index, s.lo, s.hi, s.first, s.stop, min(s.stop + 1, n),
-             "" if desc is not None else json.dumps(source.items(s.first, min(s.stop + 1, n)))) for s in segs]
+    bounds = [(s.index, s.lo, s.hi, s.first, s.stop, min(s.stop + 1, n)) for s in segs]
     sc = _spark_context(spark)
     if sc is not None:
         sc.setJobGroup(_JOB_GROUP, f"ceplab check {lang.name}: {len(segs)} segment(s)")
-    df = spark.createDataFrame(rows, schema="index long, lo long, hi long, first long, stop long, stop_x long, "
-                                            "events string")
     # a few tasks per core, each a contiguous range of segments: few task start-ups, balanced load
-    df = df.repartitionByRange(max(1, min(len(segs), TASKS_PER_CORE * _parallelism(spark))), "index")
+    tasks = max(1, min(len(segs), TASKS_PER_CORE * _parallelism(spark)))
+    if desc is not None:      # executors read the events: the rows are the segments' numbers only
+        df = spark.range(len(segs), numPartitions=tasks).withColumnRenamed("id", "index")
+    else:                     # the rows carry the events as JSON
+        rows = [b + (json.dumps(source.items(b[3], b[5])),) for b in bounds]
+        df = spark.createDataFrame(rows, schema="index long, lo long, hi long, first long, stop long, "
+                                                "stop_x long, events string")
+        df = df.repartitionByRange(tasks, "index")
     job = _SegmentJob(lang.name, query_text, json.dumps(options_to_json(options)), _limits_kw(limits),
-                      limits.memory_mb, None if desc is None else json.dumps(desc), n)
+                      limits.memory_mb, None if desc is None else json.dumps({"dataset": desc, "segments": bounds}),
+                      n)
     got = {int(r["index"]): r for r in df.mapInPandas(job, schema="index long, results string, expected string, "
                                                                     "undecided string, row string").collect()}
     out = []
@@ -517,20 +551,25 @@ class _SegmentJob:
         options = options_from_kv(lang.options, [f"{k}={v}" for k, v in json.loads(self.options_json).items()])
         limits = Limits(time_s=self.limits_kw["time_s"], max_ground_size=self.limits_kw["max_ground_size"],
                         memory_mb=self.memory_mb)
-        dataset = None
+        dataset = bounds = None
         if self.dataset_json is not None:
             from ceplab.workbench.generate import DatasetStream
 
-            dataset = DatasetStream.from_descriptor(lang, json.loads(self.dataset_json))
+            d = json.loads(self.dataset_json)
+            dataset, bounds = DatasetStream.from_descriptor(lang, d["dataset"]), d["segments"]
         tj = lang.result_to_json
         for pdf in batches:
             out = []
             for rec in pdf.itertuples(index=False):
-                first, stop_x = int(rec.first), int(rec.stop_x)
-                sub = dataset.slice(first, stop_x) if dataset is not None else \
-                    lang.stream_from_json(json.loads(rec.events), f"segment-{rec.index}")
-                seg = Segment(int(rec.index), None if pd.isna(rec.lo) else int(rec.lo),
-                              None if pd.isna(rec.hi) else int(rec.hi), first, int(rec.stop))
+                if dataset is not None:
+                    k, lo, hi, first, stop, stop_x = bounds[int(rec.index)]
+                    sub = dataset.slice(first, stop_x)
+                else:
+                    k, first, stop, stop_x = int(rec.index), int(rec.first), int(rec.stop), int(rec.stop_x)
+                    lo = None if pd.isna(rec.lo) else int(rec.lo)
+                    hi = None if pd.isna(rec.hi) else int(rec.hi)
+                    sub = lang.stream_from_json(json.loads(rec.events), f"segment-{k}")
+                seg = Segment(k, lo, hi, first, stop)
                 kept, expected, why, row = solve_slice(lang, query, sub, options, limits, seg,
                                                        stop_x >= self.events)
                 results = exp = None
