@@ -143,6 +143,7 @@ def read_line_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
     """
     occs: list[Occurrence] = []
     last_end: Optional[int] = None
+    seen_terms: dict[str, Node] = {}     # a term's text -> its canonical term (terms are immutable)
     for ln, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         stripped = line.strip()
@@ -159,11 +160,15 @@ def read_line_stream(text: str, file: Optional[str] = None) -> list[Occurrence]:
                 raise StreamError(f"bad RDF term for the {what}: {bad[:40]!r} (expected <iri>, _:label or a "
                                   "literal in N-Triples syntax)" if bad else f"missing {what}",
                                   file, ln, pos + 1)
-            try:
-                t = _term(m.group(0))
-            except Exception as e:  # noqa: BLE001 - rdflib raises various errors for bad escapes
-                raise StreamError(f"bad RDF term {m.group(0)[:40]!r}: {e}", file, ln, pos + 1) from None
-            terms.append((_canon(t, file, ln, pos + 1), pos + 1))
+            text_t = m.group(0)
+            t = seen_terms.get(text_t)
+            if t is None:
+                try:
+                    t = _term(text_t)
+                except Exception as e:  # noqa: BLE001 - rdflib raises various errors for bad escapes
+                    raise StreamError(f"bad RDF term {text_t[:40]!r}: {e}", file, ln, pos + 1) from None
+                t = seen_terms[text_t] = _canon(t, file, ln, pos + 1)
+            terms.append((t, pos + 1))
             pos = m.end()
         (s, scol), (p, pcol), (o, _ocol) = terms
         if isinstance(s, Literal):
