@@ -82,6 +82,18 @@ class CheckReport:
     cut: list[dict] = field(default_factory=list)
     lookahead: int = 0
 
+    def solve_span(self) -> float | None:
+        """Wall seconds from the first segment's start to the last one's end (the oracle's parallel phase, without
+        the session's and the workers' start-up); None without segment timings."""
+        rows = [r for r in self.segments if r.get("started") is not None and r.get("ended") is not None]
+        if not rows:
+            return None
+        return max(r["ended"] for r in rows) - min(r["started"] for r in rows)
+
+    def workers(self) -> int:
+        """How many processes solved segments."""
+        return len({r.get("worker") for r in self.segments if r.get("worker") is not None})
+
 
 #: disagreeing segments cut out and re-checked (and shrunk) per check
 MAX_CUTS = 3

@@ -570,7 +570,9 @@ def check(lang: str = typer.Argument(..., help="a registered language (see `cepl
         obj = {"lang": lang, "verdict": rep.verdict, "events": rep.events, "segments": len(rep.segments),
                "span": rep.span, "lookahead": rep.lookahead, "unit": rep.unit, "engine_count": rep.engine_count,
                "oracle_count": rep.oracle_count, "engine_seconds": round(rep.engine_seconds, 6),
-               "oracle_seconds": round(rep.oracle_seconds, 6), "where": rep.where, "undecided": rep.undecided,
+               "oracle_seconds": round(rep.oracle_seconds, 6),
+               "solve_span_seconds": None if rep.solve_span() is None else round(rep.solve_span(), 6),
+               "workers": rep.workers(), "where": rep.where, "undecided": rep.undecided,
                "oracle_only": [tj(r) for r in rep.oracle_only], "engine_only": [tj(r) for r in rep.engine_only],
                "problems": rep.problems, "cut": rep.cut}
         _emit_json(obj)
@@ -885,9 +887,10 @@ def _papers_suite(lang: Optional[str], directory: Path, json_out: bool, timeout:
 # ----------------------------------------------------------------------------- bench
 @app.command()
 def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmark (default: every language "
-                                              "that has one), or 'mutants' or 'oracles'"),
-          target: Optional[str] = typer.Argument(None, help="with 'mutants' or 'oracles': the language (default: "
-                                                 "every language that declares mutants / an oracle workload)"),
+                                              "that has one), or 'mutants', 'oracles' or 'check'"),
+          target: Optional[str] = typer.Argument(None, help="with 'mutants', 'oracles' or 'check': the language "
+                                                 "(default: every language that declares mutants / an oracle "
+                                                 "workload)"),
           json_out: bool = typer.Option(False, "--json", help="print one JSON object per benchmark"),
           peer: Optional[str] = typer.Option(None, "--peer", help="also run this external engine"),
           quick: bool = typer.Option(False, "--quick", help="small sizes only"),
@@ -898,14 +901,21 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
                                      "(fuzz, long, verify, tests)"),
           mutant: List[str] = typer.Option([], "--mutant", help="mutants: only this mutant (repeatable)"),
           cases: Optional[int] = typer.Option(None, "--cases", min=1, help="mutants: fuzz cases (default 600)"),
-          master: str = typer.Option("local[1]", "--master", help="mutants: Spark master of the fuzz checks")
+          master: str = typer.Option("local[1]", "--master", help="mutants: Spark master of the fuzz checks"),
+          events: Optional[int] = typer.Option(None, "--events", min=1, help="check: stream length (default "
+                                               "100,000; --quick: 10,000)"),
+          window: int = typer.Option(100, "--window", min=1, help="check: the workload's window"),
+          connect: bool = typer.Option(True, "--connect/--no-connect", help="check: also time warm Spark Connect "
+                                       "servers over local[1] and local[2]"),
           ) -> None:
     """Benchmarks with printed tables: the languages' workloads on the shared harness.
 
     ``ceplab bench mutants [LANG]`` plants each of the language's engine mutants in a temporary copy of the
     engine and reports which checks kill it (:mod:`ceplab.workbench.mutants`). ``ceplab bench oracles [LANG]``
     measures how each oracle scales with the stream length and the window, the largest stream it settles in
-    60 s, and differential cases per minute per core (:mod:`ceplab.workbench.bench.oracles`).
+    60 s, and differential cases per minute per core (:mod:`ceplab.workbench.bench.oracles`). ``ceplab bench
+    check [LANG]`` times ``ceplab check`` on one long stream on local[1] and local[2], cold and through warm Spark
+    Connect servers (:mod:`ceplab.workbench.bench.check`).
     """
     from ceplab.workbench import language
     from ceplab.workbench.bench import BenchRequest, run as run_bench
@@ -917,9 +927,12 @@ def bench(name: Optional[str] = typer.Argument(None, help="a language's benchmar
     if name == "oracles":
         _bench_oracles(target, quick, full, seed, json_out)
         return
+    if name == "check":
+        _bench_check(target, events or (10_000 if quick else 100_000), window, seed, connect, json_out)
+        return
     if target is not None:
-        raise _bad_input(f"ceplab: bench {name} takes no second argument (only 'bench mutants LANG' and "
-                         f"'bench oracles LANG' do)")
+        raise _bad_input(f"ceplab: bench {name} takes no second argument (only 'bench mutants LANG', "
+                         f"'bench oracles LANG' and 'bench check LANG' do)")
 
     benchmarks = {L.name: L.benchmark() for L in language.languages() if L.benchmark is not None}
     try:
@@ -956,6 +969,34 @@ def _bench_oracles(target: Optional[str], quick: bool, full: bool, seed: Optiona
         _emit_json(report)
     else:
         O.render(report, output_console())
+
+
+def _bench_check(target: Optional[str], events: int, window: int, seed: Optional[int], connect: bool,
+                 json_out: bool) -> None:
+    """``ceplab bench check [LANG]`` (:mod:`ceplab.workbench.bench.check`): exit 0, 1 when a run did not agree,
+    2 on bad input."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from ceplab.workbench import language
+    from ceplab.workbench.bench import check as B
+    from ceplab.workbench.bench.harness import output_console
+
+    langs = [_lang(target)] if target else language.languages()
+    if target and (langs[0].oracle_workload is None or langs[0].stream_chunk is None):
+        raise _bad_input(f"ceplab: language {target!r} declares no oracle workload or long-stream generator")
+    _require_java()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as prog:
+        task = prog.add_task("bench check", total=None)
+        report = B.run(langs, events, window, seed, connect,
+                       note=lambda s: prog.update(task, description=f"bench check: {s}"))
+    if json_out:
+        _emit_json(report)
+    else:
+        B.render(report, output_console())
+    bad = any(r["verdict"] != "agree" for m in report["languages"] for r in m["rows"])
+    raise typer.Exit(1 if bad else 0)
 
 
 def _bench_mutants(target: Optional[str], checks: list[str], only: list[str], cases: Optional[int], master: str,

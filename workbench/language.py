@@ -312,7 +312,10 @@ class Language:
         locality: ``(query, options, stream) -> Locality | None``: the claim that the query's answer on
             ``stream`` decomposes into overlapping segments (:class:`ceplab.workbench.segments.Locality`); None
             when it does not (e.g. a consumption policy, an unwindowed sequence), or when the language
-            makes no such claim.
+            makes no such claim.  It may depend on the stream only through properties of single events (the
+            longest interval, a blank node): ``ceplab check`` reads a dataset piece by piece and combines the
+            pieces' claims (:func:`ceplab.workbench.segments.combine`: the largest span and lookahead, None if
+            any piece's is None).
         oracle_workload: ``(n, w, seed) -> (query_text, stream, options)``: a documented windowed query with
             window ``w`` (ticks or positions, as the language's windows count) over a seeded random stream of
             ``n`` events, the workload of ``ceplab bench oracles``; or None.
