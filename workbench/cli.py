@@ -498,8 +498,8 @@ def generate(lang: str = typer.Argument(..., help="a registered language with a 
 @app.command(cls=_WithProfiles)
 def check(lang: str = typer.Argument(..., help="a registered language (see `ceplab languages`)"),
           query: Path = typer.Argument(..., help="query file (a query the language declares local: windowed)"),
-          stream: Path = typer.Argument(..., help="stream file (one long stream), or a dataset written by "
-                                        "`ceplab generate`"),
+          stream: Path = typer.Argument(..., help="stream file (one long stream, read whole), or a dataset "
+                                        "written by `ceplab generate` (read piece by piece, never whole)"),
           sets: List[str] = typer.Option([], "--set", help="semantic switch NAME=VALUE"),
           profile: Optional[str] = typer.Option(None, "--profile", help=_PROFILE_HELP),
           stream_id: int = typer.Option(0, "--stream", min=0, help="with a generated dataset: which stream"),

@@ -14,7 +14,9 @@ DataFrame API only) draws the events and writes them with pyarrow as ``OUT/strea
 
 and the key ``ceplab`` in each file's Parquet metadata: a JSON object with :data:`SCHEMA_VERSION`, the
 language, seed, stream, start, count and the run's parameters.  ``OUT/_ceplab.json`` holds the same
-parameters for the whole run.  The tasks write to the driver's file system (local masters and clusters on one
+parameters for the whole run.  :class:`DatasetStream` reads one stream back piece by piece (what ``ceplab check``
+does, so a stream is never in memory whole), :func:`read_stream` whole, and :func:`write_dataset` writes streams
+you already have in the same layout.  The tasks write to the driver's file system (local masters and clusters on one
 machine, e.g. the loopback clusters of the tests).  This module names no language.
 """
 from __future__ import annotations
@@ -269,7 +271,7 @@ class DatasetStream:
 
     def descriptor(self) -> dict:
         """What an executor needs to read the stream again (:meth:`from_descriptor`): JSON."""
-        return {"path": str(self.path), "stream": self.stream, "piece": self.piece}
+        return {"path": str(self.path.resolve()), "stream": self.stream, "piece": self.piece}
 
     @classmethod
     def from_descriptor(cls, lang: Any, d: dict) -> "DatasetStream":
