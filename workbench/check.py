@@ -33,14 +33,13 @@ language.
 from __future__ import annotations
 
 import json
-import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ceplab.workbench.segments import POSITION, Locality, Segment, combine, coordinates, plan
+from ceplab.workbench.segments import Locality, Segment, combine, coordinates, plan, solve_slice
 
 
 @dataclass
@@ -49,7 +48,7 @@ class CheckReport:
 
     Attributes:
         verdict: ``agree``, ``disagree`` or ``undecided``.
-        events: stream length; segments: per segment row (:func:`ceplab.workbench.segments.solve_segment`).
+        events: stream length; segments: per segment row (:func:`ceplab.workbench.segments.solve_slice`).
         span, unit, lookahead: the query's locality (:class:`~ceplab.workbench.segments.Locality`): a segment
             holds the events up to ``span`` before its owned range and up to ``lookahead`` after it.
         engine_count, oracle_count: result counts (oracle None when undecided).
@@ -239,7 +238,8 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
             solved = []
             for s in segs:
                 stop = min(s.stop + 1, n)
-                solved.append(solve_slice(lang, query, source.slice(s.first, stop), options, limits, s, stop == n))
+                solved.append(solve_slice(lang, query, source.slice(s.first, stop), options, limits, loc, s,
+                                          final=stop == n, positions=True))
         else:
             note(f"engine over {n:,} events; oracle on {len(segs)} segment(s) on Spark")
             fut = pool.submit(lambda: solve_on_spark(session.result(), lang, query_text, source, options, limits,
@@ -279,80 +279,6 @@ def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, 
         rep.cut = _cut(lang, query_text, source, options, limits, engine_limits, loc, segs, oracle_only,
                        engine_only | frozenset(misplaced), out, shrink_s, fault, note)
     return rep
-
-
-def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, segment: Segment,
-                final: bool) -> tuple[frozenset | None, dict | None, str | None, dict]:
-    """Solve one segment of a long stream from its own events, keep the results it owns, and say where each
-    must be emitted.
-
-    Args:
-        lang, query, options: the language, parsed query and switches.
-        sub: the events at positions ``segment.first .. segment.stop`` of the whole stream (the segment's, plus
-            the next event when there is one, so that the position determining each kept result is in it),
-            renumbered from 0.
-        limits: the oracle's limits for this segment.
-        segment: from :func:`ceplab.workbench.segments.plan` (positions in the whole stream).
-        final: ``sub`` reaches the end of the whole stream.
-
-    Returns:
-        ``(kept, expected, undecided, row)``: the kept results (positions in the whole stream) or None; for a
-        language with ``result_positions``, each kept result's emission position(s) in the whole stream (an
-        int, None for ``close()``, or a frozenset), else None; the reason when undecided; the segment's row
-        (as :func:`ceplab.workbench.segments.solve_segment` gives it, plus ``worker``: the solving process's
-        pid, ``started``/``ended``: wall-clock epoch seconds, ``positions_seconds``: emission positions' time).
-    """
-    from ceplab.workbench.compare import expected_positions, run_oracle
-    from ceplab.workbench.segments import _stats
-
-    started = time.time()
-    first = segment.first
-    name = f"segment {segment.index} (events {first}..{segment.stop - 1})"
-    res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
-    row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - first,
-           "results": None if res is None else len(res), "kept": None, "seconds": secs,
-           "stats": None if stats is None else _stats(stats), "worker": os.getpid(), "started": started}
-    if res is None:
-        return None, None, f"{name}: {undecided}", row
-    loc = lang.locality(query, options, sub)
-    if loc is None:
-        return None, None, f"{name}: the language does not declare the segment alone local", row
-    if loc.unit == POSITION:     # ownership is in positions of the whole stream
-        own = Segment(segment.index, None if segment.lo is None else segment.lo - first,
-                      None if segment.hi is None else segment.hi - first, 0, len(sub))
-    else:
-        own = segment
-    local = [r for r in res if own.owns(loc.last(r))]
-    t1 = time.perf_counter()
-    where = expected_positions(lang, query, sub, options, limits, local)
-    row["positions_seconds"] = time.perf_counter() - t1
-
-    def move(r: Any) -> Any:
-        return loc.shift(r, first) if loc.unit == POSITION and first else r
-
-    def place(p: Any) -> Any:
-        if p is None and not final:
-            raise _Beyond
-        return p if p is None else p + first
-
-    kept = frozenset(move(r) for r in local)
-    row.update(kept=len(kept), ended=time.time())
-    if where is None:
-        return kept, None, None, row
-    expected: dict = {}
-    try:
-        for r in local:
-            w = where[r]
-            expected[move(r)] = w if w is ... else \
-                frozenset(place(p) for p in w) if isinstance(w, (set, frozenset)) else place(w)
-    except _Beyond:
-        return None, None, (f"{name}: a result is determined after the segment's next event, so the language's "
-                            f"locality claim does not bound its emission position"), row
-    return kept, expected, None, row
-
-
-class _Beyond(Exception):
-    pass
 
 
 def _misplaced(lang: Any, query: Any, options: Any, emissions: list, results: frozenset,
@@ -582,8 +508,9 @@ class _SegmentJob:
                     hi = None if pd.isna(rec.hi) else int(rec.hi)
                     sub = lang.stream_from_json(json.loads(rec.events), f"segment-{k}")
                 seg = Segment(k, lo, hi, first, stop)
-                kept, expected, why, row = solve_slice(lang, query, sub, options, limits, seg,
-                                                       stop_x >= self.events)
+                kept, expected, why, row = solve_slice(lang, query, sub, options, limits,
+                                                       lang.locality(query, options, sub), seg,
+                                                       final=stop_x >= self.events, positions=True)
                 results = exp = None
                 if kept is not None:
                     ordered = list(kept)
@@ -595,4 +522,4 @@ class _SegmentJob:
 
 
 __all__ = ["CheckReport", "MAX_CUTS", "MemoryStream", "NotLocal", "SparkUnavailable", "TASKS_PER_CORE", "check",
-           "locate", "solve_on_spark", "solve_slice"]
+           "locate", "solve_on_spark"]

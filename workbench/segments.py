@@ -19,7 +19,7 @@ range, so each result is kept once.  Whether a query is local, and its span, is 
 segments small enough that many results straddle a border.
 
 This is the decomposition ``ceplab check`` distributes over Spark executors: :func:`plan` is cheap and
-deterministic, and each :class:`Segment` is solved on its own by :func:`solve_segment`.  This module names
+deterministic, and each :class:`Segment` is solved on its own by :func:`solve_slice`.  This module names
 no language.
 """
 from __future__ import annotations
@@ -184,39 +184,108 @@ def plan(coords: Sequence[int], locality: Locality, size: int) -> list[Segment]:
             for k, (lo, hi, f, t) in enumerate(zip(los, his, firsts, stops))]
 
 
+def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, locality: Locality | None,
+                segment: Segment, final: bool = True,
+                positions: bool = False) -> tuple[frozenset | None, dict | None, str | None, dict]:
+    """Solve one segment of a stream from its own events, keep the results it owns, and (``positions``) say where
+    each must be emitted.
+
+    Args:
+        lang, query, options: the language, parsed query and switches.
+        sub: the events at positions ``segment.first ..`` of the whole stream, renumbered from 0: the segment's
+            (``segment.stop - segment.first`` events) and possibly more after them (``ceplab check`` adds the next
+            event, so that the position where each kept result is determined lies in ``sub``).
+        limits: the oracle's :class:`ceplab.asp.oracle.Limits` for this segment.
+        locality: the query's :class:`Locality` (its anchors and shift), or None (the segment is undecided).
+        segment: from :func:`plan` (positions in the whole stream).
+        final: ``sub`` reaches the end of the whole stream.
+        positions: also compute the emission positions (``Language.result_positions``).
+
+    Returns:
+        ``(kept, expected, undecided, row)``: the kept results (positions in the whole stream) or None; with
+        ``positions`` and a language with ``result_positions``, each kept result's emission position(s) in the
+        whole stream (an int, None for ``close()``, a frozenset, or ``...``), else None; the reason when
+        undecided; the segment's row ``{"index", "lo", "hi", "events", "results", "kept", "seconds", "stats",
+        "worker" (the solving process's pid), "started", "ended" (wall-clock epoch seconds),
+        "positions_seconds"}``.
+    """
+    import os
+
+    from ceplab.workbench.compare import expected_positions, run_oracle
+
+    started = time.time()
+    first = segment.first
+    name = f"segment {segment.index} (events {first}..{segment.stop - 1})"
+    res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
+    row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - first,
+           "results": None if res is None else len(res), "kept": None, "seconds": secs,
+           "stats": None if stats is None else _stats(stats), "worker": os.getpid(), "started": started}
+    if res is None:
+        return None, None, f"{name}: {undecided}", row
+    loc = locality
+    if loc is None:
+        return None, None, f"{name}: the language does not declare the segment alone local", row
+    if loc.unit == POSITION:     # ownership is in positions of the whole stream
+        own = Segment(segment.index, None if segment.lo is None else segment.lo - first,
+                      None if segment.hi is None else segment.hi - first, 0, len(sub))
+    else:
+        own = segment
+    local = [r for r in res if own.owns(loc.last(r))]
+
+    def move(r: Any) -> Any:
+        return loc.shift(r, first) if loc.unit == POSITION and first else r
+
+    kept = frozenset(move(r) for r in local)
+    row.update(kept=len(kept), ended=time.time())
+    if not positions:
+        return kept, None, None, row
+    t1 = time.perf_counter()
+    where = expected_positions(lang, query, sub, options, limits, local)
+    row["positions_seconds"] = time.perf_counter() - t1
+    if where is None:
+        return kept, None, None, row
+
+    def place(p: Any) -> Any:
+        if p is None and not final:
+            raise _Beyond
+        return p if p is None else p + first
+
+    expected: dict = {}
+    try:
+        for r in local:
+            w = where[r]
+            expected[move(r)] = w if w is ... else \
+                frozenset(place(p) for p in w) if isinstance(w, (set, frozenset)) else place(w)
+    except _Beyond:
+        return None, None, (f"{name}: a result is determined after the segment's next event, so the language's "
+                            f"locality claim does not bound its emission position"), row
+    return kept, expected, None, row
+
+
+class _Beyond(Exception):
+    pass
+
+
 def solve_segment(lang: Any, query: Any, stream: Sequence[Any], options: Any, limits: Any,
                   locality: Locality, segment: Segment) -> tuple[frozenset | None, str | None, dict]:
-    """Solve one segment with the language's oracle and keep the results it owns.
+    """Solve one segment with the language's oracle and keep the results it owns (:func:`solve_slice` on the
+    segment cut out of ``stream`` with ``lang.drop_events``).
 
     Args:
         lang: the :class:`ceplab.workbench.language.Language`.
         query, options: parsed query and switches.
-        stream: the whole stream (the segment is cut out of it with ``lang.drop_events``).
+        stream: the whole stream.
         limits: the oracle's :class:`ceplab.asp.oracle.Limits` for this segment.
         locality, segment: from :func:`plan`.
 
     Returns:
         ``(kept results or None, undecided reason or None, row)`` where ``row`` describes the segment.
     """
-    from ceplab.workbench.compare import run_oracle
-
     n = len(stream)
     drop = list(range(segment.first)) + list(range(segment.stop, n))
     sub = lang.drop_events(stream, drop) if drop else stream
-    res, undecided, secs, stats = run_oracle(lang, query, sub, options, limits)
-    row = {"index": segment.index, "lo": segment.lo, "hi": segment.hi, "events": segment.stop - segment.first,
-           "results": None if res is None else len(res), "kept": None, "seconds": secs,
-           "stats": None if stats is None else _stats(stats)}
-    if res is None:
-        return None, f"segment {segment.index} (events {segment.first}..{segment.stop - 1}): {undecided}", row
-    kept = set()
-    for r in res:
-        if locality.unit == POSITION and segment.first:
-            r = locality.shift(r, segment.first)
-        if segment.owns(locality.last(r)):
-            kept.add(r)
-    row["kept"] = len(kept)
-    return frozenset(kept), None, row
+    kept, _, why, row = solve_slice(lang, query, sub, options, limits, locality, segment)
+    return kept, why, row
 
 
 def _stats(stats: Any) -> dict:
@@ -256,4 +325,4 @@ def segmented_oracle(lang: Any, query: Any, stream: Sequence[Any], options: Any,
 
 
 __all__ = ["Locality", "POSITION", "Segment", "SegmentedAnswer", "TIME", "combine", "coordinates", "plan",
-           "segmented_oracle", "solve_segment"]
+           "segmented_oracle", "solve_segment", "solve_slice"]

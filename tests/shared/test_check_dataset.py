@@ -123,3 +123,34 @@ def test_locate_reads_the_stream_once_piece_by_piece(tmp_path):
     whole = L.locality(q, options, stream)
     assert (loc.span, loc.unit) == (whole.span, whole.unit) and len(coords) == 500
     assert list(coords) == sorted(coords)
+
+
+def test_a_broken_dataset_is_a_clean_error_naming_the_file(tmp_path):
+    """A missing file (positions not contiguous) and a malformed piece end in exit 2 naming the file, never a
+    traceback or an answer."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from ceplab.semantics.errors import StreamError
+    from ceplab.workbench.cli import app
+
+    L = language.get("cel")
+    text, stream, _ = L.oracle_workload(700, 10, 2)
+    write_dataset(L, [stream], tmp_path / "d", chunk=250)
+    (tmp_path / "q.cel").write_text(text)
+    args = ["check", "cel", str(tmp_path / "q.cel"), str(tmp_path / "d")]
+    middle = tmp_path / "d" / "stream=0" / "part-000000000250.parquet"
+    t = pq.read_table(middle)
+    events = t.column("event").to_pylist()
+    events[3] = json.dumps({"type": "A", "time": "soon"})
+    pq.write_table(t.set_column(t.schema.get_field_index("event"), "event", pa.array(events)), middle)
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and "part-000000000250.parquet" in res.output and "Traceback" not in res.output
+    middle.unlink()
+    with pytest.raises(StreamError, match="expected 250"):
+        DatasetStream(L, tmp_path / "d")
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and "part-000000000500.parquet" in res.output and "missing" in res.output
