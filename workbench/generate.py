@@ -82,6 +82,46 @@ def _write_rows(lang: Any, evs: list, rows_ev: list[dict], out: Path, k: int, st
     return path, len(evs)
 
 
+def _fresh(out: Path) -> Path:
+    """``out`` resolved and created, without the streams of an earlier dataset in it."""
+    import shutil
+
+    out = Path(out).resolve()
+    for old in out.glob("stream=*"):
+        shutil.rmtree(old)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _finish(out: Path, manifest: dict) -> dict:
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def generate_here(lang: Any, events: int, streams: int, seed: int, out: Path, chunk: int = 100_000) -> dict:
+    """:func:`generate` in this process, without Spark: the same files, chunk after chunk (benchmarks and tests
+    that must not start a Spark session of their own); returns the manifest.
+
+    Raises:
+        ValueError: bad sizes, or a language without ``stream_chunk``.
+    """
+    if lang.stream_chunk is None:
+        raise ValueError(f"the {lang.name} plugin has no stream generator for long streams (Language.stream_chunk)")
+    if events < 1 or streams < 1 or chunk < 1:
+        raise ValueError("events, streams and chunk must be >= 1")
+    out = _fresh(out)
+    params = {"lang": lang.name, "seed": seed, "events": events, "streams": streams, "chunk": chunk}
+    t0 = time.perf_counter()
+    files = written = 0
+    for k in range(streams):
+        for start in range(0, events, chunk):
+            count = min(chunk, events - start)
+            written += _write_chunk(lang, lang.stream_chunk(seed, k, start, count), out, k, start, params)[1]
+            files += 1
+    return _finish(out, dict(params, schema_version=SCHEMA_VERSION, files=files, written=written,
+                             seconds=time.perf_counter() - t0))
+
+
 def write_dataset(lang: Any, streams: list, out: Path, chunk: int = 100_000) -> dict:
     """Write streams you already have (in this process, no Spark) as a dataset in :func:`generate`'s layout, so
     ``ceplab check`` reads them piece by piece; returns the manifest.  Each stream is cut into files of
@@ -92,12 +132,7 @@ def write_dataset(lang: Any, streams: list, out: Path, chunk: int = 100_000) -> 
     """
     if chunk < 1 or not streams:
         raise ValueError("write_dataset needs chunk >= 1 and at least one stream")
-    import shutil
-
-    out = Path(out).resolve()
-    for old in out.glob("stream=*"):
-        shutil.rmtree(old)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _fresh(out)
     params = {"lang": lang.name, "seed": None, "events": max(len(s) for s in streams), "streams": len(streams),
               "chunk": chunk}
     files = written = 0
@@ -107,9 +142,7 @@ def write_dataset(lang: Any, streams: list, out: Path, chunk: int = 100_000) -> 
             stop = start + chunk
             written += _write_rows(lang, evs[start:stop], items[start:stop], out, k, start, params)[1]
             files += 1
-    manifest = dict(params, schema_version=SCHEMA_VERSION, files=files, written=written)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return manifest
+    return _finish(out, dict(params, schema_version=SCHEMA_VERSION, files=files, written=written))
 
 
 def generate(spark: Any, lang: Any, events: int, streams: int, seed: int, out: Path, chunk: int = 100_000,
@@ -131,13 +164,7 @@ def generate(spark: Any, lang: Any, events: int, streams: int, seed: int, out: P
         raise ValueError(f"the {lang.name} plugin has no stream generator for long streams (Language.stream_chunk)")
     if events < 1 or streams < 1 or chunk < 1:
         raise ValueError("events, streams and chunk must be >= 1")
-    import shutil
-
-    out = Path(out).resolve()
-    if out.exists():
-        for old in out.glob("stream=*"):
-            shutil.rmtree(old)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _fresh(out)
     per_stream = -(-events // chunk)
     n_chunks = per_stream * streams
     from ceplab.workbench.spark import _parallelism
@@ -149,11 +176,9 @@ def generate(spark: Any, lang: Any, events: int, streams: int, seed: int, out: P
         _ChunkWriter(lang.name, seed, events, chunk, str(out), params),
         schema="stream long, start long, count long, path string, seconds double")
     rows = df.collect()
-    manifest = dict(params, schema_version=SCHEMA_VERSION, files=len(rows),
-                    written=sum(int(r["count"]) for r in rows), seconds=time.perf_counter() - t0,
-                    task_seconds=sum(float(r["seconds"]) for r in rows))
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return manifest
+    return _finish(out, dict(params, schema_version=SCHEMA_VERSION, files=len(rows),
+                             written=sum(int(r["count"]) for r in rows), seconds=time.perf_counter() - t0,
+                             task_seconds=sum(float(r["seconds"]) for r in rows)))
 
 
 def is_dataset(path: Path) -> bool:
@@ -290,5 +315,5 @@ def read_stream(lang: Any, path: Path, stream: int = 0) -> Any:
     return lang.stream_from_json(ds.items(0, len(ds)), ds.name)
 
 
-__all__ = ["DatasetStream", "MANIFEST", "PIECE_EVENTS", "SCHEMA_VERSION", "generate", "is_dataset", "read_stream",
-           "write_dataset"]
+__all__ = ["DatasetStream", "MANIFEST", "PIECE_EVENTS", "SCHEMA_VERSION", "generate", "generate_here", "is_dataset",
+           "read_stream", "write_dataset"]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ceplab.semantics.errors import StreamError
 from ceplab.workbench import language
 from ceplab.workbench.cli import app
-from ceplab.workbench.generate import MANIFEST, SCHEMA_VERSION, generate, read_stream
+from ceplab.workbench.generate import MANIFEST, SCHEMA_VERSION, generate, generate_here, read_stream
 from ceplab.workbench.spark import spark_session
 
 
@@ -35,11 +35,13 @@ def test_generate_writes_the_chunks_and_reads_them_back(spark, tmp_path, name):
         got = list(read_stream(L, tmp_path / "a", k))
         want = [e for start in (0, 300, 600) for e in L.stream_chunk(5, k, start, min(300, 700 - start))]
         assert L.stream_to_json(got) == L.stream_to_json(want)
-    # the same dataset whatever the partitioning
+    # the same dataset whatever the partitioning, and drawn in this process without Spark
     generate(spark, L, 700, 2, 5, tmp_path / "b", chunk=300, partitions=1)
+    assert generate_here(L, 700, 2, 5, tmp_path / "c", chunk=300)["written"] == 1400
     for f in sorted((tmp_path / "a").glob("stream=*/part-*.parquet")):
-        g = tmp_path / "b" / f.parent.name / f.name
-        assert pq.read_table(f).equals(pq.read_table(g))
+        for other in ("b", "c"):
+            g = tmp_path / other / f.parent.name / f.name
+            assert pq.read_table(f).equals(pq.read_table(g))
 
 
 def test_read_errors_and_check_on_a_dataset(spark, tmp_path):

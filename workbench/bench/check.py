@@ -43,17 +43,12 @@ def write_workload(lang: Any, events: int, w: int, seed: int, folder: Path) -> t
     """Write the dataset (stream 0 of ``seed``, chunks of 100,000 events) and the workload's query; returns
     ``(dataset, query file, --set arguments)`` (the workload's switches that differ from the defaults)."""
     from ceplab.workbench.compare import options_to_json
-    from ceplab.workbench.generate import MANIFEST, SCHEMA_VERSION, _write_chunk
+    from ceplab.workbench.generate import MANIFEST, generate_here
 
     text, _stream, options = lang.oracle_workload(min(events, 10), w, seed)
     data = folder / f"{lang.name}-{events}-{seed}"
-    chunk = 100_000
-    params = {"lang": lang.name, "seed": seed, "events": events, "streams": 1, "chunk": chunk}
     if not (data / MANIFEST).exists():
-        for start in range(0, events, chunk):
-            _write_chunk(lang, lang.stream_chunk(seed, 0, start, min(chunk, events - start)), data, 0, start, params)
-        (data / MANIFEST).write_text(json.dumps(dict(params, schema_version=SCHEMA_VERSION), sort_keys=True) + "\n",
-                                     encoding="utf-8")
+        generate_here(lang, events, 1, seed, data)
     query = folder / f"{lang.name}-w{w}.query"
     query.write_text(text, encoding="utf-8")
     defaults = options_to_json(lang.options())
