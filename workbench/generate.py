@@ -93,6 +93,15 @@ def _fresh(out: Path) -> Path:
     return out
 
 
+def _begin(lang: Any, events: int, streams: int, seed: int, out: Path, chunk: int) -> tuple[Path, dict]:
+    """Check a drawing's sizes, prepare ``out`` (:func:`_fresh`); the folder and the run's parameters."""
+    if lang.stream_chunk is None:
+        raise ValueError(f"the {lang.name} plugin has no stream generator for long streams (Language.stream_chunk)")
+    if events < 1 or streams < 1 or chunk < 1:
+        raise ValueError("events, streams and chunk must be >= 1")
+    return _fresh(out), {"lang": lang.name, "seed": seed, "events": events, "streams": streams, "chunk": chunk}
+
+
 def _finish(out: Path, manifest: dict) -> dict:
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
@@ -105,12 +114,7 @@ def generate_here(lang: Any, events: int, streams: int, seed: int, out: Path, ch
     Raises:
         ValueError: bad sizes, or a language without ``stream_chunk``.
     """
-    if lang.stream_chunk is None:
-        raise ValueError(f"the {lang.name} plugin has no stream generator for long streams (Language.stream_chunk)")
-    if events < 1 or streams < 1 or chunk < 1:
-        raise ValueError("events, streams and chunk must be >= 1")
-    out = _fresh(out)
-    params = {"lang": lang.name, "seed": seed, "events": events, "streams": streams, "chunk": chunk}
+    out, params = _begin(lang, events, streams, seed, out, chunk)
     t0 = time.perf_counter()
     files = written = 0
     for k in range(streams):
@@ -160,17 +164,12 @@ def generate(spark: Any, lang: Any, events: int, streams: int, seed: int, out: P
     Raises:
         ValueError: bad sizes, or a language without ``stream_chunk``.
     """
-    if lang.stream_chunk is None:
-        raise ValueError(f"the {lang.name} plugin has no stream generator for long streams (Language.stream_chunk)")
-    if events < 1 or streams < 1 or chunk < 1:
-        raise ValueError("events, streams and chunk must be >= 1")
-    out = _fresh(out)
+    out, params = _begin(lang, events, streams, seed, out, chunk)
     per_stream = -(-events // chunk)
     n_chunks = per_stream * streams
     from ceplab.workbench.spark import _parallelism
 
     parts = partitions or max(1, min(n_chunks, 4 * _parallelism(spark)))
-    params = {"lang": lang.name, "seed": seed, "events": events, "streams": streams, "chunk": chunk}
     t0 = time.perf_counter()
     df = spark.range(n_chunks, numPartitions=parts).mapInPandas(
         _ChunkWriter(lang.name, seed, events, chunk, str(out), params),
