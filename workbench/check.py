@@ -172,13 +172,6 @@ def locate(lang: Any, query: Any, options: Any, source: Any) -> tuple[Locality |
     return loc, (np.concatenate(parts) if loc is not None else None)
 
 
-def _owner(segs: list[Segment], anchor: int) -> Segment:
-    import bisect
-
-    los = [s.lo for s in segs[1:]]
-    return segs[bisect.bisect_right(los, anchor)]
-
-
 def check(lang: Any, query: Any, query_text: str, stream: Any, options: Any, *, size: int, limits: Any,
           engine_limits: Any = None, spark: Any = None, where: str = "in process", out: Path | None = None,
           shrink_s: float = 30.0, fault: str | None = None,
@@ -299,11 +292,13 @@ def _cut(lang: Any, query_text: str, source: Any, options: Any, limits: Any, eng
     from ceplab.semantics.errors import InputError
     from ceplab.workbench.compare import compare, options_to_json
 
+    import bisect
+
+    bounds = [s.lo for s in segs[1:]]           # the owned ranges' starts: a result's owner by bisection
     by_seg: dict[int, tuple[list, list]] = {}
-    for r in oracle_only:
-        by_seg.setdefault(_owner(segs, loc.last(r)).index, ([], []))[0].append(r)
-    for r in engine_only:
-        by_seg.setdefault(_owner(segs, loc.last(r)).index, ([], []))[1].append(r)
+    for side, rs in enumerate((oracle_only, engine_only)):
+        for r in rs:
+            by_seg.setdefault(bisect.bisect_right(bounds, loc.last(r)), ([], []))[side].append(r)
     tj = lang.result_to_json
     out_rows = []
     for k in sorted(by_seg)[:MAX_CUTS]:

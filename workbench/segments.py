@@ -222,7 +222,7 @@ def solve_slice(lang: Any, query: Any, sub: Any, options: Any, limits: Any, loca
            "stats": None if stats is None else _stats(stats), "worker": os.getpid(), "started": started}
     if res is None:
         return None, None, f"{name}: {undecided}", row
-    loc = locality
+    loc = locality               # (a short name for the closures below)
     if loc is None:
         return None, None, f"{name}: the language does not declare the segment alone local", row
     if loc.unit == POSITION:     # ownership is in positions of the whole stream
